@@ -1,0 +1,1 @@
+//! Forms (issue 3).

@@ -1,0 +1,1 @@
+//! Strict validator (issue 3).
