@@ -1,1 +1,632 @@
-//! requestState codec.
+//! The `requestState` codec: mints and opens user-bound, expiring tokens.
+
+mod binding;
+mod canonical;
+mod claims;
+mod error;
+mod format;
+mod keys;
+mod replay;
+#[cfg(test)]
+mod vectors;
+
+use std::fmt;
+use std::sync::Arc;
+
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use hmac::Mac;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use time::{Duration, OffsetDateTime};
+use zeroize::Zeroizing;
+
+pub use binding::{Binding, JsonDigest, Method};
+pub use claims::{Claims, Contents, FlowId};
+pub use error::{ConfigError, MintError, StateError};
+pub use format::Mode;
+pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
+pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
+
+use claims::Meta;
+use format::{NONCE_LEN, RawToken, SplitError};
+
+/// Limits every token is held to. The defaults suit an interactive form:
+///
+/// | setting | default |
+/// | --- | --- |
+/// | [`ttl`](Self::ttl): how long one round's token opens | 10 minutes |
+/// | [`flow_ttl`](Self::flow_ttl): the whole flow's deadline, fixed at round 1 | 30 minutes |
+/// | [`skew`](Self::skew): how far in the future `issued_at` may be | 60 seconds |
+/// | [`max_rounds`](Self::max_rounds): how often one flow may ask | 10 |
+/// | [`max_token_len`](Self::max_token_len): characters, checked before decoding | 8192 |
+///
+/// Times are whole seconds; fractions are dropped.
+///
+/// ```
+/// use mrtr_guard::Policy;
+/// use time::Duration;
+///
+/// let policy = Policy::default().with_ttl(Duration::minutes(5)).with_max_rounds(4);
+/// assert_eq!(policy.ttl(), Duration::minutes(5));
+/// assert_eq!(policy.flow_ttl(), Duration::minutes(30));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Policy {
+    ttl: Duration,
+    flow_ttl: Duration,
+    skew: Duration,
+    max_rounds: u32,
+    max_token_len: usize,
+}
+
+impl Policy {
+    /// The default round TTL: 10 minutes.
+    pub const DEFAULT_TTL: Duration = Duration::minutes(10);
+    /// The default flow deadline: 30 minutes after round 1.
+    pub const DEFAULT_FLOW_TTL: Duration = Duration::minutes(30);
+    /// The default clock skew: 60 seconds.
+    pub const DEFAULT_SKEW: Duration = Duration::seconds(60);
+    /// The default round cap: 10.
+    pub const DEFAULT_MAX_ROUNDS: u32 = 10;
+    /// The default maximum token length: 8 KiB of text.
+    pub const DEFAULT_MAX_TOKEN_LEN: usize = 8 * 1024;
+    /// The smallest maximum token length a codec accepts.
+    pub const MIN_MAX_TOKEN_LEN: usize = 256;
+
+    /// Sets how long each round's token opens after it is minted.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// Sets how long a whole flow may take, from its first token.
+    #[must_use]
+    pub fn with_flow_ttl(mut self, flow_ttl: Duration) -> Self {
+        self.flow_ttl = flow_ttl;
+        self
+    }
+
+    /// Sets how far in the future a token's issue time may lie (clocks of
+    /// several instances differ).
+    #[must_use]
+    pub fn with_skew(mut self, skew: Duration) -> Self {
+        self.skew = skew;
+        self
+    }
+
+    /// Sets how often one flow may ask (return `input_required`).
+    #[must_use]
+    pub fn with_max_rounds(mut self, max_rounds: u32) -> Self {
+        self.max_rounds = max_rounds;
+        self
+    }
+
+    /// Sets the longest token accepted, in characters.
+    #[must_use]
+    pub fn with_max_token_len(mut self, max_token_len: usize) -> Self {
+        self.max_token_len = max_token_len;
+        self
+    }
+
+    /// How long each round's token opens.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// How long a whole flow may take.
+    pub fn flow_ttl(&self) -> Duration {
+        self.flow_ttl
+    }
+
+    /// The allowed clock skew.
+    pub fn skew(&self) -> Duration {
+        self.skew
+    }
+
+    /// How often one flow may ask.
+    pub fn max_rounds(&self) -> u32 {
+        self.max_rounds
+    }
+
+    /// The longest token accepted, in characters.
+    pub fn max_token_len(&self) -> usize {
+        self.max_token_len
+    }
+
+    fn check(&self) -> Result<(), ConfigError> {
+        if self.ttl.whole_seconds() < 1 {
+            return Err(ConfigError::TtlTooShort);
+        }
+        if self.flow_ttl.whole_seconds() < 1 {
+            return Err(ConfigError::FlowTtlTooShort);
+        }
+        if self.skew.is_negative() {
+            return Err(ConfigError::NegativeSkew);
+        }
+        if self.max_rounds == 0 {
+            return Err(ConfigError::ZeroRounds);
+        }
+        if self.max_token_len < Self::MIN_MAX_TOKEN_LEN {
+            return Err(ConfigError::MaxTokenLenTooSmall {
+                min: Self::MIN_MAX_TOKEN_LEN,
+            });
+        }
+        Ok(())
+    }
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            ttl: Self::DEFAULT_TTL,
+            flow_ttl: Self::DEFAULT_FLOW_TTL,
+            skew: Self::DEFAULT_SKEW,
+            max_rounds: Self::DEFAULT_MAX_ROUNDS,
+            max_token_len: Self::DEFAULT_MAX_TOKEN_LEN,
+        }
+    }
+}
+
+/// Mints and opens `requestState` tokens.
+///
+/// Build one per server with [`StateCodec::builder`], keep it for the process'
+/// life, share it between threads. Minting starts a flow
+/// ([`start_at`](Self::start_at)) or continues one ([`next_at`](Self::next_at));
+/// [`open_at`](Self::open_at) verifies a token against the binding of the call
+/// that carries it.
+///
+/// ```
+/// use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, StateCodec, StateError};
+/// use serde_json::json;
+/// use time::{Duration, OffsetDateTime};
+///
+/// let key = MasterKey::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")?;
+/// let codec = StateCodec::builder("https://mcp.example.com", KeyRing::new(key)).build()?;
+///
+/// let args = json!({"orderId": 42});
+/// let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
+/// let now = OffsetDateTime::from_unix_timestamp(1_800_000_000)?;
+/// let token = codec.start_at(&binding, &Contents::new(json!({"step": 1})), now)?;
+///
+/// let claims = codec.open_at::<serde_json::Value>(&token, &binding, now + Duration::minutes(1))?;
+/// assert_eq!(claims.app(), &json!({"step": 1}));
+///
+/// // Another user, or the same token eleven minutes later, is refused.
+/// let mallory = Binding::new("mallory", Method::ToolsCall, "ShipOrder", Some(&args));
+/// assert_eq!(codec.open_at::<serde_json::Value>(&token, &mallory, now).err(), Some(StateError::Forged));
+/// let late = now + Duration::minutes(11);
+/// assert_eq!(codec.open_at::<serde_json::Value>(&token, &binding, late).err(), Some(StateError::Expired));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct StateCodec {
+    keys: KeyRing,
+    mode: Mode,
+    policy: Policy,
+    audience: String,
+    anonymous: bool,
+    replay: Option<Arc<dyn ReplayGuard>>,
+}
+
+impl StateCodec {
+    /// Starts building a codec for the server named `audience` (its URL, say),
+    /// with `keys`. Tokens minted for one audience never open for another,
+    /// even under the same key.
+    pub fn builder(audience: impl Into<String>, keys: impl Into<KeyRing>) -> CodecBuilder {
+        CodecBuilder {
+            keys: keys.into(),
+            mode: Mode::default(),
+            policy: Policy::default(),
+            audience: audience.into(),
+            anonymous: false,
+            replay: None,
+        }
+    }
+
+    /// The mode this codec mints and accepts.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The codec's limits.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The server identity tokens are bound to.
+    pub fn audience(&self) -> &str {
+        &self.audience
+    }
+
+    /// [`start_at`](Self::start_at) with the system clock.
+    ///
+    /// # Errors
+    ///
+    /// As [`start_at`](Self::start_at).
+    pub fn start<A: Serialize>(
+        &self,
+        binding: &Binding<'_>,
+        contents: &Contents<A>,
+    ) -> Result<String, MintError> {
+        self.start_at(binding, contents, OffsetDateTime::now_utc())
+    }
+
+    /// Mints the first token of a new flow: a fresh random flow id, round 1,
+    /// and a deadline of `now` plus the flow TTL.
+    ///
+    /// # Errors
+    ///
+    /// [`MintError::MissingPrincipal`] for an anonymous binding on a codec
+    /// that does not allow it; [`MintError::TooLarge`] when the contents make
+    /// a token longer than the policy accepts; [`MintError::Serialize`],
+    /// [`MintError::Rng`], [`MintError::TimeOutOfRange`] otherwise.
+    pub fn start_at<A: Serialize>(
+        &self,
+        binding: &Binding<'_>,
+        contents: &Contents<A>,
+        now: OffsetDateTime,
+    ) -> Result<String, MintError> {
+        let mut flow_id = [0u8; 16];
+        format::fill_random(&mut flow_id).map_err(|()| MintError::Rng)?;
+        let deadline = checked_add(now, self.policy.flow_ttl).ok_or(MintError::TimeOutOfRange)?;
+        self.mint(
+            binding,
+            FlowId::from_bytes(flow_id),
+            1,
+            deadline,
+            contents,
+            now,
+            None,
+        )
+    }
+
+    /// [`next_at`](Self::next_at) with the system clock.
+    ///
+    /// # Errors
+    ///
+    /// As [`next_at`](Self::next_at).
+    pub fn next<A: Serialize, B>(
+        &self,
+        binding: &Binding<'_>,
+        previous: &Claims<B>,
+        contents: &Contents<A>,
+    ) -> Result<String, MintError> {
+        self.next_at(binding, previous, contents, OffsetDateTime::now_utc())
+    }
+
+    /// Mints the next token of the flow `previous` belongs to: the same flow
+    /// id and deadline, the next round.
+    ///
+    /// `previous` must come from [`open_at`](Self::open_at) under the same
+    /// `binding`.
+    ///
+    /// # Errors
+    ///
+    /// [`MintError::TooManyRounds`] when the flow already asked
+    /// [`Policy::max_rounds`] times; [`MintError::FlowExpired`] when its
+    /// deadline has passed; otherwise as [`start_at`](Self::start_at).
+    pub fn next_at<A: Serialize, B>(
+        &self,
+        binding: &Binding<'_>,
+        previous: &Claims<B>,
+        contents: &Contents<A>,
+        now: OffsetDateTime,
+    ) -> Result<String, MintError> {
+        let round = previous
+            .round()
+            .checked_add(1)
+            .filter(|round| *round <= self.policy.max_rounds)
+            .ok_or(MintError::TooManyRounds {
+                max_rounds: self.policy.max_rounds,
+            })?;
+        if now >= previous.deadline() {
+            return Err(MintError::FlowExpired);
+        }
+        self.mint(
+            binding,
+            previous.flow_id(),
+            round,
+            previous.deadline(),
+            contents,
+            now,
+            None,
+        )
+    }
+
+    /// [`open_at`](Self::open_at) with the system clock.
+    ///
+    /// # Errors
+    ///
+    /// As [`open_at`](Self::open_at).
+    pub fn open<A: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+    ) -> Result<Claims<A>, StateError> {
+        self.open_at(token, binding, OffsetDateTime::now_utc())
+    }
+
+    /// Verifies `token` for the call described by `binding` at time `now`,
+    /// and returns its claims.
+    ///
+    /// The checks run in this order, and nothing inside the token is read
+    /// before its tag verifies: length cap, strict base64url, version and
+    /// mode, key id, tag (constant time; covers the binding), claims, issue
+    /// time against the skew, flow deadline, expiry, round cap, replay guard.
+    ///
+    /// # Errors
+    ///
+    /// The first check that fails, as a [`StateError`]. Send the client
+    /// [`RpcError::invalid_request_state`](crate::RpcError::invalid_request_state),
+    /// whatever the reason.
+    pub fn open_at<A: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        now: OffsetDateTime,
+    ) -> Result<Claims<A>, StateError> {
+        if !self.principal_ok(binding) {
+            return Err(StateError::MissingPrincipal);
+        }
+        if token.len() > self.policy.max_token_len {
+            return Err(StateError::TooLarge);
+        }
+        let bytes = format::decode_token(token).ok_or(StateError::Malformed)?;
+        let raw = RawToken::split(&bytes).map_err(|error| match error {
+            SplitError::UnknownVersion => StateError::UnsupportedVersion,
+            SplitError::Truncated => StateError::Malformed,
+        })?;
+        if raw.mode != self.mode {
+            return Err(StateError::UnsupportedVersion);
+        }
+        let key = self.keys.find(raw.key_id).ok_or(StateError::UnknownKey)?;
+        let context = format::context(raw.mode, raw.header, &self.audience, binding);
+        let plain = match raw.mode {
+            Mode::Sealed => {
+                let nonce = raw
+                    .nonce()
+                    .and_then(|n| XNonce::try_from(n).ok())
+                    .ok_or(StateError::Malformed)?;
+                let sealed = bytes.get(raw.header.len()..).ok_or(StateError::Malformed)?;
+                let cipher = XChaCha20Poly1305::new(&(*key.seal_key()).into());
+                let payload = Payload {
+                    msg: sealed,
+                    aad: &context,
+                };
+                Zeroizing::new(
+                    cipher
+                        .decrypt(&nonce, payload)
+                        .map_err(|_| StateError::Forged)?,
+                )
+            }
+            Mode::Signed => {
+                let mut mac = keys::new_hmac(key.sign_key());
+                mac.update(&context);
+                mac.update(&format::field_len(raw.body));
+                mac.update(raw.body);
+                mac.verify_slice(raw.tag).map_err(|_| StateError::Forged)?;
+                Zeroizing::new(raw.body.to_vec())
+            }
+        };
+        let claims: Claims<A> = claims::decode(&plain).ok_or(StateError::BadClaims)?;
+        self.check_times(&claims, now)?;
+        if let Some(guard) = &self.replay {
+            guard
+                .consume(claims.flow_id(), claims.round(), claims.expires_at(), now)
+                .map_err(|error| match error {
+                    ReplayError::Replayed => StateError::Replayed,
+                    other => StateError::ReplayGuard(other),
+                })?;
+        }
+        Ok(claims)
+    }
+
+    fn check_times<A>(&self, claims: &Claims<A>, now: OffsetDateTime) -> Result<(), StateError> {
+        let latest_issue = checked_add(now, self.policy.skew).ok_or(StateError::NotYetValid)?;
+        if claims.issued_at() > latest_issue {
+            return Err(StateError::NotYetValid);
+        }
+        if now >= claims.deadline() {
+            return Err(StateError::FlowExpired);
+        }
+        // A TTL lowered since minting applies at once.
+        let ttl_end =
+            checked_add(claims.issued_at(), self.policy.ttl).ok_or(StateError::BadClaims)?;
+        if now >= claims.expires_at().min(ttl_end) {
+            return Err(StateError::Expired);
+        }
+        if claims.round() == 0 || claims.round() > self.policy.max_rounds {
+            return Err(StateError::TooManyRounds);
+        }
+        Ok(())
+    }
+
+    fn principal_ok(&self, binding: &Binding<'_>) -> bool {
+        match binding.principal() {
+            Some(principal) => !principal.is_empty(),
+            None => self.anonymous,
+        }
+    }
+
+    /// Mints a token from parts: the one path every minting call takes.
+    /// `nonce` is fixed only by the known-answer vectors.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "crate-private; one call per public minting fn"
+    )]
+    fn mint<A: Serialize>(
+        &self,
+        binding: &Binding<'_>,
+        flow_id: FlowId,
+        round: u32,
+        deadline: OffsetDateTime,
+        contents: &Contents<A>,
+        now: OffsetDateTime,
+        nonce: Option<[u8; NONCE_LEN]>,
+    ) -> Result<String, MintError> {
+        let issued_at = truncate_to_second(now).ok_or(MintError::TimeOutOfRange)?;
+        let ttl_end = checked_add(issued_at, self.policy.ttl).ok_or(MintError::TimeOutOfRange)?;
+        let meta = Meta {
+            issued_at,
+            expires_at: ttl_end.min(deadline),
+            deadline: truncate_to_second(deadline).ok_or(MintError::TimeOutOfRange)?,
+            round,
+            flow_id,
+        };
+        self.seal_claims(binding, &meta, contents, nonce)
+    }
+
+    /// Seals or signs complete claims. Crate-private so the known-answer
+    /// vectors can fix every input, the nonce included.
+    pub(crate) fn seal_claims<A: Serialize>(
+        &self,
+        binding: &Binding<'_>,
+        meta: &Meta,
+        contents: &Contents<A>,
+        nonce: Option<[u8; NONCE_LEN]>,
+    ) -> Result<String, MintError> {
+        if !self.principal_ok(binding) {
+            return Err(MintError::MissingPrincipal);
+        }
+        let plain = Zeroizing::new(claims::encode(meta, contents).map_err(MintError::Serialize)?);
+        let key = self.keys.active();
+        let bytes = match self.mode {
+            Mode::Sealed => {
+                let nonce = match nonce {
+                    Some(nonce) => nonce,
+                    None => {
+                        let mut fresh = [0u8; NONCE_LEN];
+                        format::fill_random(&mut fresh).map_err(|()| MintError::Rng)?;
+                        fresh
+                    }
+                };
+                let mut out = format::header(Mode::Sealed, key.id(), Some(&nonce));
+                let context = format::context(Mode::Sealed, &out, &self.audience, binding);
+                let cipher = XChaCha20Poly1305::new(&(*key.seal_key()).into());
+                let payload = Payload {
+                    msg: &plain,
+                    aad: &context,
+                };
+                let sealed = cipher
+                    .encrypt(&XNonce::from(nonce), payload)
+                    .map_err(|_| MintError::Encrypt)?;
+                out.extend_from_slice(&sealed);
+                out
+            }
+            Mode::Signed => {
+                let mut out = format::header(Mode::Signed, key.id(), None);
+                let context = format::context(Mode::Signed, &out, &self.audience, binding);
+                let mut mac = keys::new_hmac(key.sign_key());
+                mac.update(&context);
+                mac.update(&format::field_len(&plain));
+                mac.update(&plain);
+                out.extend_from_slice(&plain);
+                out.extend_from_slice(&mac.finalize().into_bytes());
+                out
+            }
+        };
+        let token = format::encode_token(&bytes);
+        if token.len() > self.policy.max_token_len {
+            return Err(MintError::TooLarge {
+                len: token.len(),
+                max: self.policy.max_token_len,
+            });
+        }
+        Ok(token)
+    }
+}
+
+impl fmt::Debug for StateCodec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateCodec")
+            .field("keys", &self.keys)
+            .field("mode", &self.mode)
+            .field("policy", &self.policy)
+            .field("audience", &self.audience)
+            .field("anonymous", &self.anonymous)
+            .field("replay", &self.replay)
+            .finish()
+    }
+}
+
+/// Settings for a [`StateCodec`]; see [`StateCodec::builder`].
+#[derive(Debug)]
+#[must_use]
+pub struct CodecBuilder {
+    keys: KeyRing,
+    mode: Mode,
+    policy: Policy,
+    audience: String,
+    anonymous: bool,
+    replay: Option<Arc<dyn ReplayGuard>>,
+}
+
+impl CodecBuilder {
+    /// Chooses the construction: [`Mode::Sealed`] (the default) or
+    /// [`Mode::Signed`].
+    ///
+    /// <div class="warning">A signed token's claims (carried answers and
+    /// application data) are readable by the client. Use sealed mode unless
+    /// every byte of them may be shown to the user.</div>
+    pub fn mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// Replaces the default [`Policy`].
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Lets bindings without a principal mint and open tokens.
+    ///
+    /// <div class="warning">An anonymous token belongs to whoever holds it. Use
+    /// this only for tools that need no authentication.</div>
+    pub fn allow_anonymous(mut self) -> Self {
+        self.anonymous = true;
+        self
+    }
+
+    /// Makes every token single-use: [`StateCodec::open_at`] consumes its
+    /// (flow id, round) in `guard`.
+    pub fn replay_guard(mut self, guard: Arc<dyn ReplayGuard>) -> Self {
+        self.replay = Some(guard);
+        self
+    }
+
+    /// Checks the settings and builds the codec.
+    ///
+    /// # Errors
+    ///
+    /// A [`ConfigError`] naming the first setting out of range.
+    pub fn build(self) -> Result<StateCodec, ConfigError> {
+        if self.audience.is_empty() {
+            return Err(ConfigError::EmptyAudience);
+        }
+        self.policy.check()?;
+        let policy = Policy {
+            ttl: Duration::seconds(self.policy.ttl.whole_seconds()),
+            flow_ttl: Duration::seconds(self.policy.flow_ttl.whole_seconds()),
+            skew: Duration::seconds(self.policy.skew.whole_seconds()),
+            ..self.policy
+        };
+        Ok(StateCodec {
+            keys: self.keys,
+            mode: self.mode,
+            policy,
+            audience: self.audience,
+            anonymous: self.anonymous,
+            replay: self.replay,
+        })
+    }
+}
+
+fn checked_add(at: OffsetDateTime, by: Duration) -> Option<OffsetDateTime> {
+    at.checked_add(by)
+}
+
+fn truncate_to_second(at: OffsetDateTime) -> Option<OffsetDateTime> {
+    OffsetDateTime::from_unix_timestamp(at.unix_timestamp()).ok()
+}

@@ -1,0 +1,285 @@
+//! What can go wrong when opening, minting or configuring tokens.
+
+use std::fmt;
+
+use crate::state::replay::ReplayError;
+
+/// Why a `requestState` did not open.
+///
+/// Each variant names one reason, for logs and metrics ([`reason`](Self::reason)).
+/// The client is told none of them: every variant maps to the same JSON-RPC
+/// error ([`RpcError::invalid_request_state`](crate::RpcError::invalid_request_state)).
+/// A wrong tag and a wrong binding are one variant, [`Forged`](Self::Forged),
+/// on purpose: they cannot be told apart without the key, and should not be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StateError {
+    /// Longer than the policy's maximum; refused before decoding.
+    TooLarge,
+    /// Not strict unpadded URL-safe base64, or too short for its version.
+    Malformed,
+    /// An unknown version byte, or a mode this codec does not accept.
+    UnsupportedVersion,
+    /// The key id names no key in the ring.
+    UnknownKey,
+    /// The tag does not verify: the token was changed, or it was minted for
+    /// another principal, method, target, arguments or audience.
+    Forged,
+    /// The token is authentic but its claims do not parse into the
+    /// application's type (the type changed while tokens were in flight).
+    BadClaims,
+    /// The round's time to live has passed.
+    Expired,
+    /// Issued further in the future than the allowed clock skew.
+    NotYetValid,
+    /// The flow's absolute deadline has passed.
+    FlowExpired,
+    /// The flow asked more often than the policy allows.
+    TooManyRounds,
+    /// The token was already used (only with a replay guard).
+    Replayed,
+    /// The replay guard could not record the token, so it was refused.
+    ReplayGuard(ReplayError),
+    /// The binding has no principal (or an empty one), and the codec was not
+    /// built for anonymous use. A server bug, not a client's.
+    MissingPrincipal,
+}
+
+impl StateError {
+    /// A short, stable, snake-case name for logs and metrics.
+    pub fn reason(&self) -> &'static str {
+        match self {
+            Self::TooLarge => "too_large",
+            Self::Malformed => "malformed",
+            Self::UnsupportedVersion => "unsupported_version",
+            Self::UnknownKey => "unknown_key",
+            Self::Forged => "forged",
+            Self::BadClaims => "bad_claims",
+            Self::Expired => "expired",
+            Self::NotYetValid => "not_yet_valid",
+            Self::FlowExpired => "flow_expired",
+            Self::TooManyRounds => "too_many_rounds",
+            Self::Replayed => "replayed",
+            Self::ReplayGuard(_) => "replay_guard_failed",
+            Self::MissingPrincipal => "missing_principal",
+        }
+    }
+}
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooLarge => f.write_str("requestState is longer than the policy allows"),
+            Self::Malformed => {
+                f.write_str("requestState is not a well-formed token (strict unpadded base64url)")
+            }
+            Self::UnsupportedVersion => {
+                f.write_str("requestState has a version or mode this codec does not accept")
+            }
+            Self::UnknownKey => {
+                f.write_str("requestState names a key id that is not in the key ring")
+            }
+            Self::Forged => f.write_str(
+                "requestState does not verify: altered, or minted for another request or principal",
+            ),
+            Self::BadClaims => f.write_str(
+                "requestState is authentic but its claims do not fit the application type",
+            ),
+            Self::Expired => f.write_str("requestState has expired"),
+            Self::NotYetValid => {
+                f.write_str("requestState was issued in the future beyond the allowed skew")
+            }
+            Self::FlowExpired => f.write_str("the flow's deadline has passed"),
+            Self::TooManyRounds => {
+                f.write_str("the flow has used more rounds than the policy allows")
+            }
+            Self::Replayed => f.write_str("requestState was already used"),
+            Self::ReplayGuard(_) => f.write_str("the replay guard could not record requestState"),
+            Self::MissingPrincipal => f.write_str(
+                "binding has no principal and the codec was not built for anonymous use",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StateError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::ReplayGuard(inner) => Some(inner),
+            _ => None,
+        }
+    }
+}
+
+/// Why a token could not be minted. These are the server's problems, not the
+/// client's: nothing here is sent on the wire.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum MintError {
+    /// The binding has no principal (or an empty one), and the codec was not
+    /// built for anonymous use.
+    MissingPrincipal,
+    /// The flow has already asked as often as the policy allows.
+    TooManyRounds {
+        /// The policy's round cap.
+        max_rounds: u32,
+    },
+    /// The flow's deadline has passed; it cannot ask again.
+    FlowExpired,
+    /// The token would be longer than the policy's maximum, so no verifier
+    /// with the same policy would open it. Carry less.
+    TooLarge {
+        /// The token's length in characters.
+        len: usize,
+        /// The policy's maximum.
+        max: usize,
+    },
+    /// The application data did not serialize to JSON.
+    Serialize(serde_json::Error),
+    /// The operating system's random number generator failed.
+    Rng,
+    /// A time computed from `now` and the policy is outside the supported range.
+    TimeOutOfRange,
+    /// The cipher refused the input (longer than XChaCha20-Poly1305 allows).
+    Encrypt,
+}
+
+impl fmt::Display for MintError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::MissingPrincipal => f.write_str(
+                "binding has no principal and the codec was not built for anonymous use",
+            ),
+            Self::TooManyRounds { max_rounds } => {
+                write!(
+                    f,
+                    "the flow has already asked {max_rounds} times, the policy's maximum"
+                )
+            }
+            Self::FlowExpired => f.write_str("the flow's deadline has passed"),
+            Self::TooLarge { len, max } => write!(
+                f,
+                "the token would be {len} characters, over the policy's maximum of {max}"
+            ),
+            Self::Serialize(_) => f.write_str("application data did not serialize to JSON"),
+            Self::Rng => f.write_str("the operating system's random number generator failed"),
+            Self::TimeOutOfRange => {
+                f.write_str("token times fall outside the supported date range")
+            }
+            Self::Encrypt => f.write_str("the cipher refused the claims"),
+        }
+    }
+}
+
+impl std::error::Error for MintError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Serialize(inner) => Some(inner),
+            _ => None,
+        }
+    }
+}
+
+/// Why a codec could not be built from its settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The audience (the server's identity) is empty.
+    EmptyAudience,
+    /// The round TTL is shorter than one second.
+    TtlTooShort,
+    /// The flow deadline is shorter than one second.
+    FlowTtlTooShort,
+    /// The clock skew is negative.
+    NegativeSkew,
+    /// The round cap is zero: no flow could ever ask.
+    ZeroRounds,
+    /// The maximum token length is below what the smallest token needs.
+    MaxTokenLenTooSmall {
+        /// The smallest maximum accepted.
+        min: usize,
+    },
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EmptyAudience => f.write_str("audience must name the server and not be empty"),
+            Self::TtlTooShort => f.write_str("round ttl must be at least one second"),
+            Self::FlowTtlTooShort => f.write_str("flow deadline must be at least one second"),
+            Self::NegativeSkew => f.write_str("clock skew must not be negative"),
+            Self::ZeroRounds => f.write_str("max rounds must be at least 1"),
+            Self::MaxTokenLenTooSmall { min } => {
+                write!(f, "max token length must be at least {min} characters")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "test code: overflow or truncation panics or fails the test"
+)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_are_distinct_snake_case() {
+        let all = [
+            StateError::TooLarge,
+            StateError::Malformed,
+            StateError::UnsupportedVersion,
+            StateError::UnknownKey,
+            StateError::Forged,
+            StateError::BadClaims,
+            StateError::Expired,
+            StateError::NotYetValid,
+            StateError::FlowExpired,
+            StateError::TooManyRounds,
+            StateError::Replayed,
+            StateError::ReplayGuard(ReplayError::Full { capacity: 1 }),
+            StateError::MissingPrincipal,
+        ];
+        let mut reasons: Vec<_> = all.iter().map(StateError::reason).collect();
+        assert!(
+            reasons
+                .iter()
+                .all(|r| r.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        );
+        reasons.sort_unstable();
+        reasons.dedup();
+        assert_eq!(reasons.len(), all.len());
+        for error in &all {
+            let text = error.to_string();
+            assert!(
+                text.chars().next().is_some_and(char::is_lowercase),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn golden_messages() {
+        assert_eq!(StateError::Expired.to_string(), "requestState has expired");
+        assert_eq!(
+            StateError::Forged.to_string(),
+            "requestState does not verify: altered, or minted for another request or principal"
+        );
+        assert_eq!(
+            MintError::TooLarge {
+                len: 9000,
+                max: 8192
+            }
+            .to_string(),
+            "the token would be 9000 characters, over the policy's maximum of 8192"
+        );
+        assert_eq!(
+            ConfigError::MaxTokenLenTooSmall { min: 256 }.to_string(),
+            "max token length must be at least 256 characters"
+        );
+    }
+}

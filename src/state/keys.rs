@@ -1,0 +1,488 @@
+//! Master keys, the subkeys derived from them, key ids and the key ring.
+//!
+//! One master key yields three labelled values through HKDF-SHA256 (RFC 5869):
+//! the XChaCha20-Poly1305 key, the HMAC-SHA256 key and the public key id. No
+//! key is used for two purposes, and the master bytes are dropped (and zeroed)
+//! once the subkeys are derived.
+
+use std::fmt;
+
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::state::format;
+
+/// The shortest master key accepted, in bytes.
+pub const MIN_MASTER_KEY_LEN: usize = 32;
+
+/// The HKDF salt: fixed, public, names the construction.
+const HKDF_SALT: &[u8] = b"mrtr-guard/v1/hkdf-salt";
+const LABEL_SEAL: &[u8] = b"mrtr-guard/v1/seal-key";
+const LABEL_SIGN: &[u8] = b"mrtr-guard/v1/sign-key";
+const LABEL_KEY_ID: &[u8] = b"mrtr-guard/v1/key-id";
+
+/// A secret master key and the subkeys derived from it.
+///
+/// Build one from at least [`MIN_MASTER_KEY_LEN`] random bytes, from base64
+/// text (an environment variable or a config file), or generate one from the
+/// operating system's random number generator.
+///
+/// The key bytes are zeroed on drop and never printed: `Debug` shows only the
+/// public [`KeyId`].
+///
+/// ```
+/// use mrtr_guard::MasterKey;
+///
+/// let key = MasterKey::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")?;
+/// assert_eq!(format!("{key:?}"), format!("MasterKey {{ id: KeyId({}), .. }}", key.id()));
+/// # Ok::<(), mrtr_guard::KeyError>(())
+/// ```
+pub struct MasterKey {
+    id: KeyId,
+    seal: Zeroizing<[u8; 32]>,
+    sign: Zeroizing<[u8; 32]>,
+}
+
+impl MasterKey {
+    /// Derives the subkeys from `bytes`.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::TooShort`] when `bytes` is shorter than
+    /// [`MIN_MASTER_KEY_LEN`]. Short keys are refused, never padded.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self, KeyError> {
+        if bytes.len() < MIN_MASTER_KEY_LEN {
+            return Err(KeyError::TooShort { len: bytes.len() });
+        }
+        let prk = hkdf_extract(HKDF_SALT, bytes);
+        let mut id = [0u8; 4];
+        let seal = Zeroizing::new(hkdf_expand(&prk, LABEL_SEAL));
+        let sign = Zeroizing::new(hkdf_expand(&prk, LABEL_SIGN));
+        let mut id_block = hkdf_expand(&prk, LABEL_KEY_ID);
+        if let Some(head) = id_block.get(..4) {
+            id.copy_from_slice(head);
+        }
+        id_block.zeroize();
+        Ok(Self {
+            id: KeyId(id),
+            seal,
+            sign,
+        })
+    }
+
+    /// Decodes base64 text and derives the subkeys.
+    ///
+    /// Accepts standard base64 with or without padding (what
+    /// `openssl rand -base64 32` prints) and URL-safe base64 without padding.
+    /// Leading and trailing white space (a newline from a file) is ignored.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::Base64`] when the text is not base64, and
+    /// [`KeyError::TooShort`] when it decodes to fewer than
+    /// [`MIN_MASTER_KEY_LEN`] bytes.
+    pub fn from_base64(text: &str) -> Result<Self, KeyError> {
+        let bytes = format::decode_key_text(text.trim()).ok_or(KeyError::Base64)?;
+        Self::from_bytes(&bytes)
+    }
+
+    /// Generates a new random 32-byte master key from the OS random number
+    /// generator. The key lives only in this process: tokens it mints cannot
+    /// be verified after a restart or by another instance.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::Rng`] when the operating system's generator fails.
+    pub fn generate() -> Result<Self, KeyError> {
+        let bytes = random_master_bytes()?;
+        Self::from_bytes(bytes.as_slice())
+    }
+
+    /// Generates a new random 32-byte master key and returns it as standard
+    /// base64 text, for an operator to store (`MRTR_GUARD_KEY=...`).
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::Rng`] when the operating system's generator fails.
+    pub fn generate_base64() -> Result<Zeroizing<String>, KeyError> {
+        let bytes = random_master_bytes()?;
+        Ok(Zeroizing::new(format::encode_key_text(bytes.as_slice())))
+    }
+
+    /// The public key id that tokens minted with this key carry.
+    pub fn id(&self) -> KeyId {
+        self.id
+    }
+
+    pub(crate) fn seal_key(&self) -> &[u8; 32] {
+        &self.seal
+    }
+
+    pub(crate) fn sign_key(&self) -> &[u8; 32] {
+        &self.sign
+    }
+}
+
+impl TryFrom<&[u8]> for MasterKey {
+    type Error = KeyError;
+
+    fn try_from(bytes: &[u8]) -> Result<Self, KeyError> {
+        Self::from_bytes(bytes)
+    }
+}
+
+impl fmt::Debug for MasterKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MasterKey")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PartialEq for MasterKey {
+    /// Compares the derived keys in constant time.
+    fn eq(&self, other: &Self) -> bool {
+        let same_seal = self.seal.as_slice().ct_eq(other.seal.as_slice());
+        let same_sign = self.sign.as_slice().ct_eq(other.sign.as_slice());
+        (same_seal & same_sign).into()
+    }
+}
+
+impl Eq for MasterKey {}
+
+/// The public, non-secret 4-byte identifier of a master key.
+///
+/// It is derived from the key, carried in every token's header, and names the
+/// one key in a [`KeyRing`] that may verify the token. It prints as 8 lowercase
+/// hex digits.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyId([u8; 4]);
+
+impl KeyId {
+    /// The id's bytes, as they appear in a token's header.
+    pub fn to_bytes(self) -> [u8; 4] {
+        self.0
+    }
+
+    pub(crate) fn from_bytes(bytes: [u8; 4]) -> Self {
+        Self(bytes)
+    }
+}
+
+impl fmt::Display for KeyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for byte in self.0 {
+            write!(f, "{byte:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for KeyId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "KeyId({self})")
+    }
+}
+
+/// One active key that mints, and verify-only keys that still open tokens.
+///
+/// A token is opened with the key its id names, never by trying each key.
+/// Rotation takes three steps, each a new ring:
+///
+/// 1. `KeyRing::new(old).with_verify_only(new)?`: every instance learns the new key;
+/// 2. `KeyRing::new(new).with_verify_only(old)?`: the new key mints, old tokens still open;
+/// 3. `KeyRing::new(new)`, once the longest flow deadline has passed.
+///
+/// ```
+/// use mrtr_guard::{KeyRing, MasterKey};
+///
+/// let old = MasterKey::from_bytes(&[1; 32])?;
+/// let new = MasterKey::from_bytes(&[2; 32])?;
+/// let (old_id, new_id) = (old.id(), new.id());
+/// let ring = KeyRing::new(new).with_verify_only(old)?;
+/// assert_eq!(ring.active_id(), new_id);
+/// assert!(ring.contains(old_id));
+/// # Ok::<(), mrtr_guard::KeyError>(())
+/// ```
+#[derive(Debug)]
+pub struct KeyRing {
+    active: MasterKey,
+    verify_only: Vec<MasterKey>,
+}
+
+impl KeyRing {
+    /// A ring with one active key.
+    pub fn new(active: MasterKey) -> Self {
+        Self {
+            active,
+            verify_only: Vec::new(),
+        }
+    }
+
+    /// Adds a key that opens tokens but never mints them.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::DuplicateKeyId`] when the ring already holds a key with the
+    /// same id (the same key twice, or a 1 in 2^32 collision of two keys).
+    pub fn with_verify_only(mut self, key: MasterKey) -> Result<Self, KeyError> {
+        if self.find(key.id()).is_some() {
+            return Err(KeyError::DuplicateKeyId(key.id()));
+        }
+        self.verify_only.push(key);
+        Ok(self)
+    }
+
+    /// The id of the key that mints.
+    pub fn active_id(&self) -> KeyId {
+        self.active.id()
+    }
+
+    /// Whether the ring holds a key with this id.
+    pub fn contains(&self, id: KeyId) -> bool {
+        self.find(id).is_some()
+    }
+
+    pub(crate) fn active(&self) -> &MasterKey {
+        &self.active
+    }
+
+    pub(crate) fn find(&self, id: KeyId) -> Option<&MasterKey> {
+        std::iter::once(&self.active)
+            .chain(&self.verify_only)
+            .find(|key| key.id() == id)
+    }
+}
+
+impl From<MasterKey> for KeyRing {
+    fn from(active: MasterKey) -> Self {
+        Self::new(active)
+    }
+}
+
+/// Why a key could not be built or added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KeyError {
+    /// The master key is shorter than [`MIN_MASTER_KEY_LEN`] bytes.
+    TooShort {
+        /// The length that was given.
+        len: usize,
+    },
+    /// The key text is not base64.
+    Base64,
+    /// The operating system's random number generator failed.
+    Rng,
+    /// A key ring already holds a key with this id.
+    DuplicateKeyId(KeyId),
+}
+
+impl fmt::Display for KeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooShort { len } => write!(
+                f,
+                "master key is {len} bytes; at least {MIN_MASTER_KEY_LEN} random bytes are required"
+            ),
+            Self::Base64 => f.write_str("master key text is not valid base64"),
+            Self::Rng => f.write_str("the operating system's random number generator failed"),
+            Self::DuplicateKeyId(id) => write!(f, "the key ring already holds key {id}"),
+        }
+    }
+}
+
+impl std::error::Error for KeyError {}
+
+fn random_master_bytes() -> Result<Zeroizing<[u8; 32]>, KeyError> {
+    let mut bytes = Zeroizing::new([0u8; 32]);
+    format::fill_random(bytes.as_mut_slice()).map_err(|()| KeyError::Rng)?;
+    Ok(bytes)
+}
+
+/// HKDF-Extract (RFC 5869 §2.2) with HMAC-SHA256.
+fn hkdf_extract(salt: &[u8], ikm: &[u8]) -> Zeroizing<[u8; 32]> {
+    Zeroizing::new(hmac_sha256(salt, &[ikm]))
+}
+
+/// HKDF-Expand (RFC 5869 §2.3) for one 32-byte block: `T(1) = HMAC(PRK, info || 0x01)`.
+fn hkdf_expand(prk: &[u8; 32], info: &[u8]) -> [u8; 32] {
+    hmac_sha256(prk, &[info, &[1]])
+}
+
+/// HMAC-SHA256 of the concatenation of `parts`.
+pub(crate) fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    let mut mac = new_hmac(key);
+    for part in parts {
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().into()
+}
+
+pub(crate) fn new_hmac(key: &[u8]) -> Hmac<Sha256> {
+    // HMAC takes keys of any length; this cannot fail.
+    <Hmac<Sha256> as KeyInit>::new_from_slice(key).unwrap_or_else(|_| unreachable_hmac())
+}
+
+#[cold]
+fn unreachable_hmac() -> Hmac<Sha256> {
+    <Hmac<Sha256> as KeyInit>::new(&Default::default())
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "test code: overflow or truncation panics or fails the test"
+)]
+mod tests {
+    use super::*;
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn hmac_sha256_matches_rfc4231_case_2() {
+        let tag = hmac_sha256(b"Jefe", &[b"what do ya want ", b"for nothing?"]);
+        assert_eq!(
+            hex(&tag),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
+        );
+    }
+
+    #[test]
+    fn hkdf_matches_rfc5869_case_1_first_block() {
+        let ikm = [0x0b; 22];
+        let salt: Vec<u8> = (0x00..=0x0c).collect();
+        let info: Vec<u8> = (0xf0..=0xf9).collect();
+        let prk = hkdf_extract(&salt, &ikm);
+        assert_eq!(
+            hex(prk.as_slice()),
+            "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5"
+        );
+        let okm = hkdf_expand(&prk, &info);
+        assert_eq!(
+            hex(&okm),
+            "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
+        );
+    }
+
+    #[test]
+    fn short_keys_are_refused_not_padded() {
+        assert_eq!(
+            MasterKey::from_bytes(&[7; 31]),
+            Err(KeyError::TooShort { len: 31 })
+        );
+        assert!(MasterKey::from_bytes(&[7; 32]).is_ok());
+        assert_eq!(
+            MasterKey::from_bytes(&[]),
+            Err(KeyError::TooShort { len: 0 })
+        );
+    }
+
+    #[test]
+    fn subkeys_differ_per_purpose_and_per_master() {
+        let a = MasterKey::from_bytes(&[1; 32]).unwrap();
+        let b = MasterKey::from_bytes(&[2; 32]).unwrap();
+        assert_ne!(a.seal_key(), a.sign_key());
+        assert_ne!(a.seal_key(), b.seal_key());
+        assert_ne!(a.id(), b.id());
+        assert_ne!(a, b);
+        let a_again = MasterKey::from_bytes(&[1; 32]).unwrap();
+        assert_eq!(a, a_again);
+        assert_eq!(a.id(), a_again.id());
+    }
+
+    #[test]
+    fn debug_never_prints_key_bytes() {
+        let key = MasterKey::from_bytes(&[0xab; 32]).unwrap();
+        let ring = KeyRing::new(MasterKey::from_bytes(&[0xab; 32]).unwrap());
+        for text in [format!("{key:?}"), format!("{key:#?}"), format!("{ring:?}")] {
+            for secret in [key.seal_key(), key.sign_key()] {
+                assert!(!text.contains(&hex(secret)), "{text}");
+                assert!(
+                    !text.contains(&format!("{:?}", secret.as_slice())),
+                    "{text}"
+                );
+            }
+            assert!(!text.contains("171"), "master byte value leaked: {text}");
+            assert!(text.contains(&key.id().to_string()), "{text}");
+        }
+    }
+
+    #[test]
+    fn base64_text_in_every_accepted_spelling() {
+        let bytes: Vec<u8> = (0u8..32).collect();
+        let expected = MasterKey::from_bytes(&bytes).unwrap();
+        for text in [
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+            "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
+            "  AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=\n",
+        ] {
+            assert_eq!(
+                MasterKey::from_base64(text),
+                Ok(MasterKey::from_bytes(&bytes).unwrap())
+            );
+        }
+        let url_safe =
+            MasterKey::from_base64("_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-_-").map(|k| k.id());
+        assert!(url_safe.is_ok());
+        assert_eq!(MasterKey::from_base64("not base64!"), Err(KeyError::Base64));
+        assert_eq!(
+            MasterKey::from_base64("AAEC"),
+            Err(KeyError::TooShort { len: 3 })
+        );
+        assert_eq!(
+            expected.id(),
+            MasterKey::from_bytes(&bytes).map(|k| k.id()).unwrap()
+        );
+    }
+
+    #[test]
+    fn generated_keys_are_distinct_and_round_trip_through_base64() {
+        let text = MasterKey::generate_base64().unwrap();
+        let again = MasterKey::from_base64(&text).unwrap();
+        let other = MasterKey::generate().unwrap();
+        assert_ne!(again.id(), other.id());
+        assert_eq!(text.len(), 44);
+    }
+
+    #[test]
+    fn ring_refuses_duplicate_ids_and_finds_by_id() {
+        let ring = KeyRing::new(MasterKey::from_bytes(&[1; 32]).unwrap());
+        let dup = MasterKey::from_bytes(&[1; 32]).unwrap();
+        let id = dup.id();
+        assert_eq!(
+            ring.with_verify_only(dup).err(),
+            Some(KeyError::DuplicateKeyId(id))
+        );
+
+        let old = MasterKey::from_bytes(&[2; 32]).unwrap();
+        let old_id = old.id();
+        let ring = KeyRing::new(MasterKey::from_bytes(&[1; 32]).unwrap())
+            .with_verify_only(old)
+            .unwrap();
+        assert_eq!(ring.find(old_id).map(MasterKey::id), Some(old_id));
+        let absent = KeyId::from_bytes([0xff; 4]);
+        assert!(ring.active_id() != absent && old_id != absent);
+        assert!(ring.find(absent).is_none());
+    }
+
+    #[test]
+    fn key_error_messages() {
+        assert_eq!(
+            KeyError::TooShort { len: 16 }.to_string(),
+            "master key is 16 bytes; at least 32 random bytes are required"
+        );
+        assert_eq!(
+            KeyError::Base64.to_string(),
+            "master key text is not valid base64"
+        );
+        assert_eq!(
+            KeyError::DuplicateKeyId(KeyId([0xde, 0xad, 0xbe, 0xef])).to_string(),
+            "the key ring already holds key deadbeef"
+        );
+    }
+}
