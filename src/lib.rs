@@ -1,4 +1,78 @@
-//! crate docs come next
+//! Safe MCP **Multi Round-Trip Requests** for servers.
+//!
+//! Since MCP `2026-07-28` (SEP-2322) a tool that needs input returns
+//! `resultType: "input_required"` with `inputRequests` and an opaque
+//! `requestState`; the client asks the user and retries the same call with
+//! `inputResponses` and the echoed `requestState`. Every retry is a new
+//! stateless request, and everything in it comes from the client. This crate
+//! is what a server puts between that untrusted retry and its tools.
+//!
+//! # What is protected
+//!
+//! - **Integrity of `requestState`.** A token is XChaCha20-Poly1305-sealed
+//!   ([`Mode::Sealed`], the default) or HMAC-SHA256-signed ([`Mode::Signed`]).
+//!   Any change to any byte, and any token not minted with a key in the
+//!   server's [`KeyRing`], is refused before its contents are read.
+//! - **Confidentiality** of carried answers and application data, in sealed
+//!   mode only.
+//! - **Binding.** A token opens only for the principal, method, target
+//!   (tool, prompt or resource), arguments (RFC 8785 canonical digest) and
+//!   audience (the server) it was minted for. These are supplied by the
+//!   verifier, never read from the token.
+//! - **Time.** Each round's token expires (10 minutes by default); a flow has an
+//!   absolute deadline set at round 1 (30 minutes) and a round cap (10).
+//! - **Single use**, with a [`ReplayGuard`]: each token opens once.
+//! - **Denial of service on the token path.** Length is capped (8 KiB) before
+//!   any decoding; base64 has one spelling; arithmetic is checked; no input
+//!   panics.
+//! - **No oracle.** Whatever the reason a token failed ([`StateError::reason`],
+//!   for your logs), the client gets the one error
+//!   [`RpcError::invalid_request_state`].
+//!
+//! # What is not protected
+//!
+//! - **Replay within the TTL without a replay guard.** The binding and TTL
+//!   bound replay; only a [`ReplayGuard`] prevents it, and one process' guard
+//!   does not see another's.
+//! - **Revocation.** A token stays valid until it expires; rotate the key
+//!   (drop it from the ring) to kill every token minted with it.
+//! - **A leaked master key.** Whoever holds it mints tokens for anyone.
+//! - **Authentication.** The principal is whatever your authentication layer
+//!   says it is; the crate binds to it, it does not establish it.
+//! - **Signed-mode privacy.** A signed token's claims are readable by the
+//!   client. Use sealed mode unless that is fine.
+//! - **Secrets in forms.** Form-mode elicitation must not collect passwords or
+//!   API keys (the MCP spec forbids it); use URL mode for those.
+//!
+//! # Quick start
+//!
+//! ```
+//! use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, Mode, RpcError, StateCodec};
+//! use serde_json::json;
+//!
+//! // Once per process: the key comes from your secret store.
+//! let key = MasterKey::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")?;
+//! let codec = StateCodec::builder("https://mcp.example.com/mcp", KeyRing::new(key)).build()?;
+//!
+//! // Round 1: the tool needs input. Bind the state to this user and this call.
+//! let args = json!({"orderId": 42});
+//! let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
+//! let request_state = codec.start(&binding, &Contents::new(json!({"cart": 17})))?;
+//!
+//! // Round 2: the client echoes requestState on its retry. Rebuild the binding
+//! // from the retry (its authenticated user, its tool name and arguments) and open.
+//! match codec.open::<serde_json::Value>(&request_state, &binding) {
+//!     Ok(claims) => assert_eq!(claims.app(), &json!({"cart": 17})),
+//!     Err(reason) => {
+//!         eprintln!("requestState refused: {}", reason.reason()); // for your logs
+//!         let _wire_error = RpcError::from(reason).to_json(); // the same for every reason
+//!     }
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
+//! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]
 
 mod error;
