@@ -80,6 +80,11 @@ mod form;
 mod state;
 mod validate;
 
+/// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;
+
 // ---- Public API ------------------------------------------------------------
 // state: the requestState codec
 pub use state::{
