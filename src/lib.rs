@@ -79,6 +79,7 @@ mod error;
 mod form;
 mod state;
 mod validate;
+mod wire;
 
 /// The README's examples run as doctests.
 #[cfg(doctest)]
@@ -94,5 +95,13 @@ pub use state::{
 };
 // errors on the wire
 pub use error::RpcError;
+// wire: MCP 2026-07-28 types and HTTP header checks
+pub use wire::{
+    CallParams, ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
+    HeaderCheck, InputRequest, InputRequests, InputRequiredResult, InputResponse, InputResponses,
+    ListRootsResult, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
+    PROTOCOL_VERSION, RequestMeta, ResultType, Root, RootsRequest, SamplingRequest, check_headers,
+    decode_header_value,
+};
 // form: forms and their requestedSchema
 // validate: the strict answer validator
