@@ -77,6 +77,7 @@
 
 mod error;
 mod form;
+mod runtime;
 mod state;
 mod validate;
 mod wire;
@@ -101,7 +102,14 @@ pub use wire::{
     HeaderCheck, InputRequest, InputRequests, InputRequiredResult, InputResponse, InputResponses,
     ListRootsResult, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
     PROTOCOL_VERSION, RequestMeta, ResultType, Root, RootsRequest, SamplingRequest, check_headers,
-    decode_header_value,
+    decode_header_value, screen_body,
 };
+// runtime: the write-once multi-round handler
+pub use runtime::{Call, Clock, FixedClock, Flow, Reply, Response, Round, Stop, SystemClock};
 // form: forms and their requestedSchema
+pub use form::{Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format};
 // validate: the strict answer validator
+pub use validate::{
+    AnswerError, AnswerRef, Answers, BindError, BindErrorKind, Issue, JsonError, Limits, Outcome,
+    Problem, Reason, Report, parse_strict,
+};

@@ -12,6 +12,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
 use crate::RpcError;
+use crate::validate::{Limits, parse_strict};
 use crate::wire::{PROTOCOL_VERSION, RequestMeta};
 
 /// Which protocol versions the header check accepts.
@@ -189,6 +190,26 @@ pub fn decode_header_value(value: &str) -> Option<Cow<'_, str>> {
         }
         None => Some(Cow::Borrowed(value)),
     }
+}
+
+/// Parses a request body strictly before any JSON-RPC library sees it:
+/// duplicate keys (which `serde_json` would silently resolve to the last
+/// one), trailing data, lone surrogates, more than `limits` allows.
+///
+/// ```
+/// use mrtr_guard::{Limits, screen_body};
+///
+/// assert!(screen_body(br#"{"a":1}"#, &Limits::default()).is_ok());
+/// let error = screen_body(br#"{"a":1,"a":2}"#, &Limits::default()).unwrap_err();
+/// assert_eq!((error.code(), error.http_status()), (-32700, 400));
+/// ```
+///
+/// # Errors
+///
+/// [`RpcError::parse_error`] (-32700, HTTP 400) naming the rule broken, never
+/// the input.
+pub fn screen_body(bytes: &[u8], limits: &Limits) -> Result<Value, RpcError> {
+    parse_strict(bytes, limits).map_err(|error| RpcError::parse_error(&error.to_string()))
 }
 
 /// The request's headers by lower-case name, each at most once.

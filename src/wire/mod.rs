@@ -14,7 +14,7 @@ mod response;
 mod result;
 
 pub use capabilities::ClientCapabilities;
-pub use http::{HeaderCheck, check_headers, decode_header_value};
+pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
 pub use params::{CallParams, RequestMeta};
 pub use request::{ElicitRequest, InputRequest, InputRequests, RootsRequest, SamplingRequest};
 pub use response::{
