@@ -82,6 +82,9 @@ mod state;
 mod validate;
 mod wire;
 
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
+
 /// The README's examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
