@@ -338,10 +338,10 @@ pub fn custom_request_error(request: &CustomRequest) -> ErrorData {
     if params.get("requestState").is_some_and(|s| !s.is_string()) {
         return error_data(RpcError::invalid_request_state());
     }
-    if let Some(responses) = params.get("inputResponses") {
-        if let Err(error) = InputResponses::from_json(responses) {
-            return error_data(error);
-        }
+    if let Some(responses) = params.get("inputResponses")
+        && let Err(error) = InputResponses::from_json(responses)
+    {
+        return error_data(error);
     }
     match CallParams::from_json(method, &params) {
         Err(error) => error_data(error),

@@ -60,18 +60,18 @@ async fn strict_body(request: Request, next: Next) -> Response {
         )
             .into_response();
     };
-    if parts.method == axum::http::Method::POST {
-        if let Err(error) = screen_body(&bytes, &Limits::default()) {
-            let status = axum::http::StatusCode::from_u16(error.http_status())
-                .unwrap_or(axum::http::StatusCode::BAD_REQUEST);
-            let body = json!({"jsonrpc": "2.0", "id": null, "error": error.to_json()});
-            return (
-                status,
-                [(axum::http::header::CONTENT_TYPE, "application/json")],
-                body.to_string(),
-            )
-                .into_response();
-        }
+    if parts.method == axum::http::Method::POST
+        && let Err(error) = screen_body(&bytes, &Limits::default())
+    {
+        let status = axum::http::StatusCode::from_u16(error.http_status())
+            .unwrap_or(axum::http::StatusCode::BAD_REQUEST);
+        let body = json!({"jsonrpc": "2.0", "id": null, "error": error.to_json()});
+        return (
+            status,
+            [(axum::http::header::CONTENT_TYPE, "application/json")],
+            body.to_string(),
+        )
+            .into_response();
     }
     next.run(Request::from_parts(parts, Body::from(bytes)))
         .await
