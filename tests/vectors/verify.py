@@ -629,7 +629,7 @@ class Runner:
                f"digest of {{\"orderId\":42}} is {d}")
         same = arguments_digest(json.loads('{"b":2.0,"a":1}')) == arguments_digest(json.loads('{"a":1,"b":2}'))
         expect("digest-order-and-2.0", same, '{"b":2.0,"a":1} and {"a":1,"b":2} differ')
-        quoted = ('{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"AQEBAQEBAQEBAQEBAQEBAQ",'
+        quoted = ('{"iat":1800000060,"exp":1800000660,"dl":1800001860,"rnd":1,"fid":"AQEBAQEBAQEBAQEBAQEBAQ",'
                   '"q":{"ship":"yqGKo7OhMf4t0f05mWPOkQALdU8zD0VYGc8ZK8K6TwI"},"ans":{},"app":{"cart":17}}')
         expect("claims-example", sealed_basic is not None and sealed_basic["claims_json"] == quoted,
                "§5 example is not sealed-basic's claims_json")
