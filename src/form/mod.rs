@@ -12,7 +12,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 pub use error::FormError;
-pub(crate) use field::{Choice, Kind};
+pub(crate) use field::{Choice, Kind, exact_i64};
 pub use field::{Field, FieldKind, Format};
 pub use fields::{FieldType, FormFields};
 pub(crate) use schema::number_json;

@@ -38,10 +38,6 @@ impl AnswerValue {
     }
 }
 
-/// Lowest `f64` that is still an `i64` (-2^63) and the first above `i64::MAX` (2^63).
-const I64_LOW: f64 = -9_223_372_036_854_775_808.0;
-const I64_END: f64 = 9_223_372_036_854_775_808.0;
-
 /// Checks `v` against `field`; the order is type, then bounds/options, then format.
 pub(crate) fn check(field: &Field, v: &Value) -> Result<AnswerValue, Reason> {
     if v.is_null() {
@@ -150,7 +146,8 @@ fn check_length(s: &str, min: Option<u64>, max: Option<u64>) -> Result<(), Reaso
 }
 
 /// An integer answer: `1` and `1.0` are 1, `-0` is 0, `1.5` is not an
-/// integer, anything beyond `i64` is out of range.
+/// integer; an integer literal beyond `i64`, or one in float syntax beyond
+/// 2^53, is out of range.
 fn integer(v: &Value) -> Result<i64, Reason> {
     let Value::Number(n) = v else {
         return Err(Reason::WrongType);
@@ -161,6 +158,9 @@ fn integer(v: &Value) -> Result<i64, Reason> {
     if n.is_u64() {
         return Err(Reason::OutOfRange);
     }
+    // Float syntax (`1.0`, `1e2`) or an integer literal beyond `i64`/`u64`:
+    // serde_json holds it as an `f64`, which names one integer only up to 2^53;
+    // beyond that the submitted digits are already lost, so it is refused.
     let f = n
         .as_f64()
         .filter(|f| f.is_finite())
@@ -168,15 +168,7 @@ fn integer(v: &Value) -> Result<i64, Reason> {
     if f.fract() != 0.0 {
         return Err(Reason::NotAnInteger);
     }
-    if (I64_LOW..I64_END).contains(&f) {
-        #[expect(
-            clippy::cast_possible_truncation,
-            reason = "whole and within the i64 range, so exact"
-        )]
-        Ok(f as i64)
-    } else {
-        Err(Reason::OutOfRange)
-    }
+    crate::form::exact_i64(f).ok_or(Reason::OutOfRange)
 }
 
 /// The index of the option whose value is exactly `s` (code point for code point).
@@ -200,7 +192,15 @@ mod tests {
         assert_eq!(integer(&json!(1.5)), Err(Reason::NotAnInteger));
         assert_eq!(integer(&json!(u64::MAX)), Err(Reason::OutOfRange));
         assert_eq!(integer(&json!(1e19)), Err(Reason::OutOfRange));
-        assert_eq!(integer(&json!(-9.223_372_036_854_776e18)), Ok(i64::MIN));
+        assert_eq!(
+            integer(&json!(-9.223_372_036_854_776e18)),
+            Err(Reason::OutOfRange)
+        );
+        assert_eq!(integer(&json!(i64::MIN)), Ok(i64::MIN));
+        assert_eq!(
+            integer(&json!(9_007_199_254_740_992.0)),
+            Ok(9_007_199_254_740_992)
+        );
         assert_eq!(integer(&json!("1")), Err(Reason::WrongType));
     }
 

@@ -15,7 +15,8 @@ pub enum Reason {
     WrongType,
     /// A number with a fractional part for an integer field.
     NotAnInteger,
-    /// A whole number beyond the `i64` range of an integer field.
+    /// A whole number an integer field cannot hold exactly: beyond `i64`, or
+    /// in float syntax (`1e300`) beyond 2^53.
     OutOfRange,
     /// Fewer code points than `minLength`.
     TooShort,
@@ -67,7 +68,7 @@ impl fmt::Display for Reason {
             Self::Null => "null is not a value",
             Self::WrongType => "the value has the wrong type",
             Self::NotAnInteger => "expected a whole number",
-            Self::OutOfRange => "the number is beyond the 64-bit integer range",
+            Self::OutOfRange => "the number is beyond the exact integer range",
             Self::TooShort => "the text is shorter than minLength",
             Self::TooLong => "the text is longer than maxLength",
             Self::BelowMinimum => "the number is below minimum",
