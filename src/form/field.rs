@@ -548,7 +548,7 @@ impl Field {
         use crate::validate::Reason;
         let field = self.name.clone();
         match crate::validate::check::check(self, raw) {
-            Ok(value) => Ok(value.to_json(self)),
+            Ok(value) => Ok(crate::validate::ref_to_json(&value.to_ref(self))),
             Err(Reason::WrongType | Reason::Null | Reason::NotAnInteger) => {
                 Err(FormError::DefaultWrongType { field })
             }

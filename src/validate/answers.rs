@@ -5,10 +5,12 @@ use std::fmt;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use std::ops::Range;
+
 use super::bind::{AnswersDeserializer, BindError};
-use super::check::AnswerValue;
+use super::check::{Checked, option_value};
 use super::report::Report;
-use crate::form::{Field, Form};
+use crate::form::{Field, Form, number_json};
 
 /// The checked answers of an accepted form: only declared fields, each of its
 /// field's type and within its bounds.
@@ -37,8 +39,43 @@ use crate::form::{Field, Form};
 #[derive(Clone, PartialEq)]
 pub struct Answers {
     form: Form,
-    values: Vec<Option<AnswerValue>>,
+    /// One slot per form field, in the form's order.
+    values: Vec<Option<Stored>>,
+    /// All text answers, back to back (one allocation for all of them).
+    text: String,
     report: Report,
+}
+
+/// A checked answer as kept: text as a range of `Answers::text`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Stored {
+    Text(Range<usize>),
+    Int(i64),
+    Num(f64),
+    Bool(bool),
+    Choice(usize),
+    Choices(Vec<usize>),
+}
+
+impl Stored {
+    /// Keeps a checked answer, copying its text (if any) into `text`.
+    pub(crate) fn keep(checked: Checked<'_>, text: &mut String) -> Self {
+        match checked {
+            Checked::Text(s) => {
+                if text.capacity() == 0 {
+                    text.reserve(s.len().max(128));
+                }
+                let start = text.len();
+                text.push_str(s);
+                Self::Text(start..text.len())
+            }
+            Checked::Int(i) => Self::Int(i),
+            Checked::Num(n) => Self::Num(n),
+            Checked::Bool(b) => Self::Bool(b),
+            Checked::Choice(i) => Self::Choice(i),
+            Checked::Choices(list) => Self::Choices(list),
+        }
+    }
 }
 
 /// One answer, borrowed.
@@ -95,10 +132,16 @@ impl fmt::Display for AnswerError {
 impl std::error::Error for AnswerError {}
 
 impl Answers {
-    pub(crate) fn new(form: Form, values: Vec<Option<AnswerValue>>, report: Report) -> Self {
+    pub(crate) fn new(
+        form: Form,
+        values: Vec<Option<Stored>>,
+        text: String,
+        report: Report,
+    ) -> Self {
         Self {
             form,
             values,
+            text,
             report,
         }
     }
@@ -203,10 +246,8 @@ impl Answers {
     #[must_use]
     pub fn to_json(&self) -> Value {
         let mut m = Map::new();
-        for (field, v) in self.form.fields().iter().zip(&self.values) {
-            if let Some(v) = v {
-                m.insert(field.name().to_owned(), v.to_json(field));
-            }
+        for (name, r) in self.iter() {
+            m.insert(name.to_owned(), ref_to_json(&r));
         }
         Value::Object(m)
     }
@@ -238,7 +279,20 @@ impl Answers {
     pub(crate) fn entry(&self, i: usize) -> Option<(&str, AnswerRef<'_>)> {
         let field = self.form.fields().get(i)?;
         let value = self.values.get(i)?.as_ref()?;
-        Some((field.name(), answer_ref(field, value)))
+        Some((field.name(), self.answer_ref(field, value)))
+    }
+
+    fn answer_ref<'a>(&'a self, field: &'a Field, value: &'a Stored) -> AnswerRef<'a> {
+        match value {
+            Stored::Text(range) => AnswerRef::Str(self.text.get(range.clone()).unwrap_or_default()),
+            Stored::Int(i) => AnswerRef::Int(*i),
+            Stored::Num(n) => AnswerRef::Num(*n),
+            Stored::Bool(b) => AnswerRef::Bool(*b),
+            Stored::Choice(i) => AnswerRef::Str(option_value(field, *i)),
+            Stored::Choices(list) => {
+                AnswerRef::Strings(list.iter().map(|i| option_value(field, *i)).collect())
+            }
+        }
     }
 
     fn lookup(&self, name: &str) -> Result<AnswerRef<'_>, AnswerError> {
@@ -263,15 +317,15 @@ fn wrong(name: &str, expected: &'static str) -> AnswerError {
     }
 }
 
-pub(crate) fn answer_ref<'a>(field: &'a Field, value: &'a AnswerValue) -> AnswerRef<'a> {
-    let option = |i: &usize| field.choices().get(*i).map_or("", |c| c.value.as_str());
-    match value {
-        AnswerValue::Text(s) => AnswerRef::Str(s),
-        AnswerValue::Int(i) => AnswerRef::Int(*i),
-        AnswerValue::Num(n) => AnswerRef::Num(*n),
-        AnswerValue::Bool(b) => AnswerRef::Bool(*b),
-        AnswerValue::Choice(i) => AnswerRef::Str(option(i)),
-        AnswerValue::Choices(list) => AnswerRef::Strings(list.iter().map(option).collect()),
+/// The canonical JSON of one answer (`-0` is `0`, whole numbers on number
+/// fields as integers).
+pub(crate) fn ref_to_json(r: &AnswerRef<'_>) -> Value {
+    match r {
+        AnswerRef::Str(s) => Value::from(*s),
+        AnswerRef::Int(i) => Value::from(*i),
+        AnswerRef::Num(n) => number_json(*n),
+        AnswerRef::Bool(b) => Value::Bool(*b),
+        AnswerRef::Strings(list) => list.iter().map(|s| Value::from(*s)).collect(),
     }
 }
 

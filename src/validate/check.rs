@@ -2,15 +2,17 @@
 
 use serde_json::Value;
 
+use super::answers::AnswerRef;
 use super::format;
 use super::report::Reason;
 use crate::form::{Choice, Field, Kind};
 
-/// A checked answer: typed, bounded, and for choices an index into the
-/// field's options (so nothing submitted is kept for them).
+/// A checked answer, borrowing text from the input: typed, bounded, and for
+/// choices an index into the field's options (so nothing submitted is kept
+/// for them).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum AnswerValue {
-    Text(String),
+pub(crate) enum Checked<'v> {
+    Text(&'v str),
     Int(i64),
     Num(f64),
     Bool(bool),
@@ -18,28 +20,32 @@ pub(crate) enum AnswerValue {
     Choices(Vec<usize>),
 }
 
-impl AnswerValue {
-    /// The canonical JSON of this answer (`-0` is `0`, choices by value).
-    pub(crate) fn to_json(&self, field: &Field) -> Value {
-        let option = |i: &usize| {
-            field
-                .choices()
-                .get(*i)
-                .map_or(Value::Null, |c| Value::from(c.value.as_str()))
-        };
+impl<'v> Checked<'v> {
+    /// The answer as seen by accessors (choices resolved to their values).
+    pub(crate) fn to_ref<'a>(&self, field: &'a Field) -> AnswerRef<'a>
+    where
+        'v: 'a,
+    {
         match self {
-            Self::Text(s) => Value::from(s.as_str()),
-            Self::Int(i) => Value::from(*i),
-            Self::Num(n) => crate::form::number_json(*n),
-            Self::Bool(b) => Value::Bool(*b),
-            Self::Choice(i) => option(i),
-            Self::Choices(list) => list.iter().map(option).collect(),
+            Self::Text(s) => AnswerRef::Str(s),
+            Self::Int(i) => AnswerRef::Int(*i),
+            Self::Num(n) => AnswerRef::Num(*n),
+            Self::Bool(b) => AnswerRef::Bool(*b),
+            Self::Choice(i) => AnswerRef::Str(option_value(field, *i)),
+            Self::Choices(list) => {
+                AnswerRef::Strings(list.iter().map(|i| option_value(field, *i)).collect())
+            }
         }
     }
 }
 
+/// The value of option `i` of `field` (`""` cannot happen for a checked index).
+pub(crate) fn option_value(field: &Field, i: usize) -> &str {
+    field.choices().get(i).map_or("", |c| c.value.as_str())
+}
+
 /// Checks `v` against `field`; the order is type, then bounds/options, then format.
-pub(crate) fn check(field: &Field, v: &Value) -> Result<AnswerValue, Reason> {
+pub(crate) fn check<'v>(field: &Field, v: &'v Value) -> Result<Checked<'v>, Reason> {
     if v.is_null() {
         return Err(Reason::Null);
     }
@@ -56,7 +62,7 @@ pub(crate) fn check(field: &Field, v: &Value) -> Result<AnswerValue, Reason> {
             {
                 return Err(Reason::BadFormat);
             }
-            Ok(AnswerValue::Text(s.to_owned()))
+            Ok(Checked::Text(s))
         }
         Kind::Integer { minimum, maximum } => {
             let i = integer(v)?;
@@ -66,7 +72,7 @@ pub(crate) fn check(field: &Field, v: &Value) -> Result<AnswerValue, Reason> {
             if maximum.is_some_and(|hi| i > hi) {
                 return Err(Reason::AboveMaximum);
             }
-            Ok(AnswerValue::Int(i))
+            Ok(Checked::Int(i))
         }
         Kind::Number { minimum, maximum } => {
             let n = v
@@ -81,12 +87,12 @@ pub(crate) fn check(field: &Field, v: &Value) -> Result<AnswerValue, Reason> {
             if maximum.is_some_and(|hi| n > hi) {
                 return Err(Reason::AboveMaximum);
             }
-            Ok(AnswerValue::Num(n))
+            Ok(Checked::Num(n))
         }
-        Kind::Boolean => v.as_bool().map(AnswerValue::Bool).ok_or(Reason::WrongType),
+        Kind::Boolean => v.as_bool().map(Checked::Bool).ok_or(Reason::WrongType),
         Kind::Choice { options } => {
             let s = v.as_str().ok_or(Reason::WrongType)?;
-            offered(options, s).map(AnswerValue::Choice)
+            offered(options, s).map(Checked::Choice)
         }
         Kind::Multi {
             options,
@@ -113,7 +119,7 @@ pub(crate) fn check(field: &Field, v: &Value) -> Result<AnswerValue, Reason> {
             if max_items.is_some_and(|hi| n > hi) {
                 return Err(Reason::TooManyItems);
             }
-            Ok(AnswerValue::Choices(picked))
+            Ok(Checked::Choices(picked))
         }
     }
 }

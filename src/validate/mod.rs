@@ -10,6 +10,7 @@ mod strict;
 
 use serde_json::{Map, Value};
 
+pub(crate) use answers::ref_to_json;
 pub use answers::{AnswerError, AnswerRef, Answers};
 pub use bind::{BindError, BindErrorKind};
 pub use report::{Issue, Problem, Reason, Report};
@@ -93,17 +94,28 @@ impl Form {
     fn validate_content(&self, content: &Map<String, Value>) -> Outcome {
         let fields = self.fields();
         let mut values = vec![None; fields.len()];
+        let mut text = String::new();
         let mut report = Report::default();
+        // Content keys and fields are usually both sorted by name: try the
+        // next field first, fall back to a binary search.
+        let mut next = 0;
         for (key, value) in content {
-            let Some(i) = self.index_of(key) else {
-                report.push_stripped(key);
-                continue;
+            let i = match fields.get(next) {
+                Some(f) if f.name() == key => next,
+                _ => match self.index_of(key) {
+                    Some(i) => i,
+                    None => {
+                        report.push_stripped(key);
+                        continue;
+                    }
+                },
             };
+            next = i.saturating_add(1);
             let (Some(field), Some(slot)) = (fields.get(i), values.get_mut(i)) else {
                 continue;
             };
             match check::check(field, value) {
-                Ok(v) => *slot = Some(v),
+                Ok(v) => *slot = Some(answers::Stored::keep(v, &mut text)),
                 Err(reason) => report.push_issue(field.name(), reason, field.is_required()),
             }
         }
@@ -115,7 +127,7 @@ impl Form {
         if report.has_required_issue() {
             Outcome::Invalid(report)
         } else {
-            Outcome::Accepted(Answers::new(self.clone(), values, report))
+            Outcome::Accepted(Answers::new(self.clone(), values, text, report))
         }
     }
 }

@@ -28,8 +28,45 @@ pub(super) fn is_email(s: &str) -> bool {
 
 /// RFC 5321 `atext` (RFC 5322 §3.2.3).
 fn is_atext(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&b)
+    ATEXT.get(usize::from(b)).copied().unwrap_or(false)
 }
+
+#[expect(
+    clippy::indexing_slicing,
+    reason = "evaluated at compile time: a bad index fails the build"
+)]
+const ATEXT: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        #[expect(clippy::cast_possible_truncation, reason = "b < 256")]
+        let c = b as u8;
+        t[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'!' | b'#'
+                    | b'$'
+                    | b'%'
+                    | b'&'
+                    | b'\''
+                    | b'*'
+                    | b'+'
+                    | b'-'
+                    | b'/'
+                    | b'='
+                    | b'?'
+                    | b'^'
+                    | b'_'
+                    | b'`'
+                    | b'{'
+                    | b'|'
+                    | b'}'
+                    | b'~'
+            );
+        b += 1;
+    }
+    t
+};
 
 /// `Dot-string / Quoted-string`.
 fn local_part(c: &mut Cursor<'_>) -> bool {

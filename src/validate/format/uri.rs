@@ -28,11 +28,44 @@ pub(super) fn is_uri(s: &str) -> bool {
     hier_part(hier) && query_fragment(tail)
 }
 
+/// A byte class: `unreserved` and `sub-delims` of RFC 3986, plus `extra`.
+#[expect(
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    reason = "only evaluated in consts, at compile time: a bad index fails the build"
+)]
+const fn class(extra: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        #[expect(clippy::cast_possible_truncation, reason = "b < 256")]
+        let c = b as u8;
+        t[b] =
+            c.is_ascii_alphanumeric() || matches!(c, b'-' | b'.' | b'_' | b'~') || is_sub_delim(c);
+        b += 1;
+    }
+    let mut i = 0;
+    while i < extra.len() {
+        t[extra[i] as usize] = true;
+        i += 1;
+    }
+    t
+}
+
+const REG_NAME: [bool; 256] = class(b"");
+const USERINFO: [bool; 256] = class(b":");
+const PATH: [bool; 256] = class(b":@/");
+const QUERY: [bool; 256] = class(b":@/?");
+
+fn in_class(table: &[bool; 256], b: u8) -> bool {
+    table.get(usize::from(b)).copied().unwrap_or(false)
+}
+
 fn is_unreserved(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
 }
 
-fn is_sub_delim(b: u8) -> bool {
+const fn is_sub_delim(b: u8) -> bool {
     matches!(
         b,
         b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+' | b',' | b';' | b'='
@@ -40,7 +73,7 @@ fn is_sub_delim(b: u8) -> bool {
 }
 
 /// Whether every byte of `s` is in `allowed` or part of a `%XX` escape.
-fn all_pct(s: &[u8], allowed: impl Fn(u8) -> bool) -> bool {
+fn all_pct(s: &[u8], allowed: &[bool; 256]) -> bool {
     let mut c = Cursor::new(s);
     while let Some(b) = c.bump() {
         if b == b'%' {
@@ -49,15 +82,11 @@ fn all_pct(s: &[u8], allowed: impl Fn(u8) -> bool) -> bool {
             {
                 return false;
             }
-        } else if !allowed(b) {
+        } else if !in_class(allowed, b) {
             return false;
         }
     }
     true
-}
-
-fn is_pchar(b: u8) -> bool {
-    is_unreserved(b) || is_sub_delim(b) || matches!(b, b':' | b'@')
 }
 
 /// `"//" authority path-abempty / path-absolute / path-rootless / path-empty`.
@@ -65,11 +94,11 @@ fn hier_part(h: &[u8]) -> bool {
     let Some(after) = h.strip_prefix(b"//") else {
         // path-absolute / path-rootless / path-empty: segments of pchar; a
         // leading "//" was taken by the authority branch above.
-        return all_pct(h, |b| is_pchar(b) || b == b'/');
+        return all_pct(h, &PATH);
     };
     let end = after.iter().position(|b| *b == b'/').unwrap_or(after.len());
     let (authority, path) = after.split_at(end);
-    is_authority(authority) && all_pct(path, |b| is_pchar(b) || b == b'/')
+    is_authority(authority) && all_pct(path, &PATH)
 }
 
 /// `[ userinfo "@" ] host [ ":" port ]`.
@@ -77,9 +106,7 @@ fn is_authority(a: &[u8]) -> bool {
     let host_port = match a.iter().position(|b| *b == b'@') {
         Some(at) => {
             let (userinfo, rest) = a.split_at(at);
-            if !all_pct(userinfo, |b| {
-                is_unreserved(b) || is_sub_delim(b) || b == b':'
-            }) {
+            if !all_pct(userinfo, &USERINFO) {
                 return false;
             }
             rest.get(1..).unwrap_or_default()
@@ -105,7 +132,7 @@ fn is_authority(a: &[u8]) -> bool {
     };
     // reg-name = *( unreserved / pct-encoded / sub-delims ); IPv4address is a subset.
     if let Some(host) = host
-        && !all_pct(host, |b| is_unreserved(b) || is_sub_delim(b))
+        && !all_pct(host, &REG_NAME)
     {
         return false;
     }
@@ -142,8 +169,7 @@ fn query_fragment(t: &[u8]) -> bool {
     let mut parts = t.splitn(2, |b| *b == b'#');
     let query = parts.next().unwrap_or_default();
     let fragment = parts.next().unwrap_or_default();
-    let ok = |s: &[u8]| all_pct(s, |b| is_pchar(b) || b == b'/' || b == b'?');
-    ok(query) && ok(fragment)
+    all_pct(query, &QUERY) && all_pct(fragment, &QUERY)
 }
 
 /// `dec-octet "." dec-octet "." dec-octet "." dec-octet`, no leading zeros.
