@@ -23,6 +23,14 @@ pub(crate) use schema::number_json;
 /// Fields are kept sorted by wire name: a JSON object carries no order, and
 /// the crate emits properties in that order so output is deterministic.
 ///
+/// <div class="warning">
+///
+/// Form mode must not collect secrets (passwords, API keys, tokens, payment
+/// credentials): the MCP spec requires URL-mode elicitation for those. A
+/// "password" here would be a plain string field, visible to the client.
+///
+/// </div>
+///
 /// ```
 /// use mrtr_guard::{Field, Form};
 /// use serde_json::json;
