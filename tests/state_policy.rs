@@ -465,3 +465,33 @@ fn base64_decode(token: &str) -> Vec<u8> {
     }
     out
 }
+
+#[test]
+fn debug_of_codec_ring_and_key_prints_no_key_bytes() {
+    let master = [0x5au8; 32];
+    let codec = StateCodec::builder(
+        "https://mcp.example.com",
+        MasterKey::from_bytes(&master).unwrap(),
+    )
+    .replay_guard(Arc::new(MemoryReplayGuard::new(4)))
+    .build()
+    .unwrap();
+    let key = MasterKey::from_bytes(&master).unwrap();
+    let ring = KeyRing::new(MasterKey::from_bytes(&master).unwrap());
+    for text in [
+        format!("{codec:?}"),
+        format!("{key:?}"),
+        format!("{ring:#?}"),
+    ] {
+        assert!(text.contains(&key.id().to_string()), "{text}");
+        // No byte list (`[12, 34, ...]`) and no hex run of the master appears.
+        assert!(
+            !text
+                .as_bytes()
+                .windows(2)
+                .any(|w| w[0] == b'[' && w[1].is_ascii_digit()),
+            "{text}"
+        );
+        assert!(!text.contains("5a5a"), "{text}");
+    }
+}

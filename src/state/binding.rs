@@ -98,7 +98,8 @@ impl fmt::Debug for JsonDigest {
 ///
 /// The verifier builds the same binding from the retry that it built from the
 /// first call; a token minted under one binding never opens under another.
-/// Absent `arguments` bind like `{}`: MCP treats both as "no arguments".
+/// Absent (or `null`) `arguments` bind like `{}`: MCP treats them all as
+/// "no arguments".
 ///
 /// ```
 /// use mrtr_guard::{Binding, Method};
@@ -143,8 +144,8 @@ impl<'a> Binding<'a> {
         arguments: Option<&Value>,
     ) -> Self {
         let arguments = match arguments {
-            Some(value) => JsonDigest::of(value),
-            None => JsonDigest::of(&Value::Object(serde_json::Map::new())),
+            Some(value) if !value.is_null() => JsonDigest::of(value),
+            _ => JsonDigest::of(&Value::Object(serde_json::Map::new())),
         };
         Self {
             principal,
@@ -205,12 +206,14 @@ mod tests {
     }
 
     #[test]
-    fn absent_arguments_bind_like_an_empty_object() {
+    fn absent_or_null_arguments_bind_like_an_empty_object() {
         let none = Binding::new("u", Method::ToolsCall, "t", None);
         let empty = Binding::new("u", Method::ToolsCall, "t", Some(&json!({})));
         let null = Binding::new("u", Method::ToolsCall, "t", Some(&Value::Null));
+        let empty_array = Binding::new("u", Method::ToolsCall, "t", Some(&json!([])));
         assert_eq!(none, empty);
-        assert_ne!(none.arguments(), null.arguments());
+        assert_eq!(none, null);
+        assert_ne!(none, empty_array);
     }
 
     #[test]

@@ -316,5 +316,27 @@ mod tests {
         assert!(decode::<Value>(short_fid.as_bytes()).is_none());
         let wrong_app = decode::<u32>(good.as_bytes());
         assert!(wrong_app.is_none());
+        let duplicate = good.replacen(r#""rnd":2,"#, r#""rnd":2,"rnd":1,"#, 1);
+        assert!(decode::<Value>(duplicate.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn times_outside_years_minus_9999_to_9999_do_not_decode() {
+        let good = String::from_utf8(encode_sample()).unwrap();
+        for (iat, ok) in [
+            ("-377705116800", true),
+            ("253402300799", true),
+            ("-377705116801", false),
+            ("253402300800", false),
+            ("1800000000.5", false),
+            ("9223372036854775808", false),
+        ] {
+            let text = good.replacen("1800000000", iat, 1);
+            assert_eq!(decode::<Value>(text.as_bytes()).is_some(), ok, "{iat}");
+        }
+        let negative_round = good.replacen(r#""rnd":2"#, r#""rnd":-1"#, 1);
+        assert!(decode::<Value>(negative_round.as_bytes()).is_none());
+        let huge_round = good.replacen(r#""rnd":2"#, r#""rnd":4294967296"#, 1);
+        assert!(decode::<Value>(huge_round.as_bytes()).is_none());
     }
 }

@@ -401,7 +401,7 @@ impl StateCodec {
                 )
             }
             Mode::Signed => {
-                let mut mac = keys::new_hmac(key.sign_key());
+                let mut mac = key.sign_mac();
                 mac.update(&context);
                 mac.update(&format::field_len(raw.body));
                 mac.update(raw.body);
@@ -486,10 +486,21 @@ impl StateCodec {
         contents: &Contents<A>,
         nonce: Option<[u8; NONCE_LEN]>,
     ) -> Result<String, MintError> {
+        let plain = Zeroizing::new(claims::encode(meta, contents).map_err(MintError::Serialize)?);
+        self.seal_bytes(binding, &plain, nonce)
+    }
+
+    /// Seals or signs claim bytes as they are. The known-answer vectors use
+    /// it directly to make authentic tokens whose claims do not parse.
+    fn seal_bytes(
+        &self,
+        binding: &Binding<'_>,
+        plain: &[u8],
+        nonce: Option<[u8; NONCE_LEN]>,
+    ) -> Result<String, MintError> {
         if !self.principal_ok(binding) {
             return Err(MintError::MissingPrincipal);
         }
-        let plain = Zeroizing::new(claims::encode(meta, contents).map_err(MintError::Serialize)?);
         let key = self.keys.active();
         let bytes = match self.mode {
             Mode::Sealed => {
@@ -505,7 +516,7 @@ impl StateCodec {
                 let context = format::context(Mode::Sealed, &out, &self.audience, binding);
                 let cipher = XChaCha20Poly1305::new(&(*key.seal_key()).into());
                 let payload = Payload {
-                    msg: &plain,
+                    msg: plain,
                     aad: &context,
                 };
                 let sealed = cipher
@@ -517,11 +528,11 @@ impl StateCodec {
             Mode::Signed => {
                 let mut out = format::header(Mode::Signed, key.id(), None);
                 let context = format::context(Mode::Signed, &out, &self.audience, binding);
-                let mut mac = keys::new_hmac(key.sign_key());
+                let mut mac = key.sign_mac();
                 mac.update(&context);
-                mac.update(&format::field_len(&plain));
-                mac.update(&plain);
-                out.extend_from_slice(&plain);
+                mac.update(&format::field_len(plain));
+                mac.update(plain);
+                out.extend_from_slice(plain);
                 out.extend_from_slice(&mac.finalize().into_bytes());
                 out
             }

@@ -287,6 +287,7 @@ fn vector_names_are_unique_and_every_reason_is_covered() {
         .filter_map(|(_, v)| v.reason.as_deref())
         .collect();
     for reason in [
+        "bad_claims",
         "too_large",
         "malformed",
         "unsupported_version",
@@ -356,11 +357,13 @@ fn claims_value(
             )
         })
         .collect();
+    // The flow started with round 1 at T0 + 60; one round a minute since.
     let iat = T0 + i64::from(round) * 60;
+    let deadline = T0 + 60 + 1800;
     json!({
         "iat": iat,
-        "exp": (iat + 600).min(T0 + 1800),
-        "dl": T0 + 1800,
+        "exp": (iat + 600).min(deadline),
+        "dl": deadline,
         "rnd": round,
         "fid": format::encode_id(&[fid; 16]),
         "q": q,
@@ -616,7 +619,7 @@ fn negatives_for(base: &Vector, other_mode: &Vector) -> Vec<Vector> {
     let len = format::decode_token(&base.token).unwrap().len();
     let header_len = if base.mode == "sealed" { 29 } else { 5 };
     let tag_len = if base.mode == "sealed" { 16 } else { 32 };
-    let mut out = vec![
+    vec![
         negative(
             base,
             "version-unknown",
@@ -830,26 +833,156 @@ fn negatives_for(base: &Vector, other_mode: &Vector) -> Vec<Vector> {
                 v.policy.max_token_len = 256;
             },
         ),
+    ]
+}
+
+/// Seals arbitrary claim bytes with the vector's minting key and binding.
+fn seal_raw(base: &Vector, plain: &[u8], nonce_seed: u8) -> String {
+    let nonce = (base.mode == "sealed")
+        .then(|| <[u8; NONCE_LEN]>::try_from(unhex(&nonce_for(nonce_seed))).unwrap());
+    base.codec(true)
+        .seal_bytes(&base.binding.binding(), plain, nonce)
+        .unwrap()
+}
+
+/// Negative vectors for the rules a tampered token cannot reach: authentic
+/// tokens with odd claims, and text-level edge cases.
+fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
+    let base = positives
+        .iter()
+        .find(|v| v.name == format!("{mode}-basic"))
+        .unwrap();
+    let claims = |rnd: u32, iat: i64, dl: i64| {
+        serde_json::to_vec(
+            &json!({"iat": iat, "exp": (iat + 600).min(dl), "dl": dl, "rnd": rnd,
+            "fid": format::encode_id(&[11; 16]), "q": {}, "ans": {}, "app": {}}),
+        )
+        .unwrap()
+    };
+    let mut out = vec![
+        negative(
+            base,
+            "flow-deadline",
+            "round 4, opened exactly at the flow's deadline",
+            "flow_expired",
+            |v| {
+                v.token = seal_raw(v, &claims(4, T0 + 1500, T0 + 1800), 41);
+                v.now = T0 + 1800;
+            },
+        ),
+        negative(
+            base,
+            "round-zero",
+            "an authentic token claiming round 0",
+            "too_many_rounds",
+            |v| {
+                v.token = seal_raw(v, &claims(0, T0 + 60, T0 + 1800), 42);
+            },
+        ),
+        negative(
+            base,
+            "bad-claims-missing-member",
+            "authentic, but the claims lack `app`",
+            "bad_claims",
+            |v| {
+                let plain = br#"{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"CwsLCwsLCwsLCwsLCwsLCw","q":{},"ans":{}}"#;
+                v.token = seal_raw(v, plain, 43);
+            },
+        ),
+        negative(
+            base,
+            "bad-claims-extra-member",
+            "authentic, but the claims have an unknown member",
+            "bad_claims",
+            |v| {
+                let plain = br#"{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"CwsLCwsLCwsLCwsLCwsLCw","q":{},"ans":{},"app":{},"admin":true}"#;
+                v.token = seal_raw(v, plain, 44);
+            },
+        ),
+        negative(
+            base,
+            "bad-claims-not-json",
+            "authentic, but the claims are not JSON",
+            "bad_claims",
+            |v| {
+                v.token = seal_raw(v, b"not json", 45);
+            },
+        ),
+        negative(
+            base,
+            "replayed",
+            "opened twice with a replay guard; the second open fails",
+            "replayed",
+            |v| {
+                v.replay_guard = true;
+            },
+        ),
+        negative(
+            base,
+            "empty-principal",
+            "the binding's principal is the empty string",
+            "missing_principal",
+            |v| {
+                v.binding.principal = Some(String::new());
+            },
+        ),
+        negative(
+            base,
+            "oversize-non-ascii",
+            "4097 two-byte characters: 8194 bytes, over the cap in bytes",
+            "too_large",
+            |v| {
+                v.token = "é".repeat(4097);
+            },
+        ),
+        negative(
+            base,
+            "short-unknown-version",
+            "one byte, 0x7f",
+            "unsupported_version",
+            |v| {
+                v.token = "fw".to_owned();
+            },
+        ),
+        negative(
+            base,
+            "short-own-layout",
+            "40 bytes whose version byte says sealed: too short for a sealed token",
+            "malformed",
+            |v| {
+                let mut bytes = vec![0x01u8; 40];
+                bytes[1..5].copy_from_slice(&[0xe6, 0xda, 0x0a, 0xdc]);
+                v.token = format::encode_token(&bytes);
+            },
+        ),
     ];
-    // Non-canonical base64: stray low bits in the last character.
-    let mut stray = base.token.clone();
-    if let Some(last) = stray.pop() {
-        let bytes = format::decode_token(&base.token).unwrap();
-        if !bytes.len().is_multiple_of(3) {
-            let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-            let index = alphabet.find(last).unwrap();
-            stray.push(alphabet.chars().nth(index ^ 1).unwrap());
-            out.push(negative(
-                base,
-                "non-canonical-base64",
-                "stray low bits in the last character",
-                "malformed",
-                |v| {
-                    v.token = stray;
-                },
-            ));
-        }
-    }
+    // Non-canonical base64: stray low bits in the last character of a token
+    // whose length is not a multiple of 3.
+    let odd = positives
+        .iter()
+        .find(|v| {
+            v.mode == mode
+                && !format::decode_token(&v.token)
+                    .unwrap()
+                    .len()
+                    .is_multiple_of(3)
+        })
+        .unwrap();
+    let mut stray = odd.token.clone();
+    let last = stray.pop().unwrap();
+    let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let index = alphabet.find(last).unwrap();
+    stray.push(alphabet.chars().nth(index ^ 1).unwrap());
+    out.push(negative(
+        odd,
+        "non-canonical-base64",
+        "stray low bits in the last character",
+        "malformed",
+        |v| {
+            v.name = format!("{mode}-non-canonical-base64");
+            v.token = stray;
+        },
+    ));
     out
 }
 
@@ -860,11 +993,20 @@ fn regenerate() {
         return;
     }
     let drafts = positive_drafts();
-    let positives: Vec<Vector> = drafts
+    let mut positives: Vec<Vector> = drafts
         .iter()
         .enumerate()
         .map(|(i, d)| build_positive(d, i))
         .collect();
+    // A token exactly as long as the verifier's cap opens.
+    for mode in ["sealed", "signed"] {
+        let name = format!("{mode}-app-data-512");
+        let mut at_cap = positives.iter().find(|v| v.name == name).unwrap().clone();
+        at_cap.name = format!("{mode}-length-cap-exact");
+        at_cap.description = "the verifier's max_token_len equals the token's length".to_owned();
+        at_cap.policy.max_token_len = at_cap.token.len();
+        positives.push(at_cap);
+    }
     let by_name = |name: &str| positives.iter().find(|v| v.name == name).unwrap();
     let mut negatives = Vec::new();
     for (mode, other) in [("sealed", "signed"), ("signed", "sealed")] {
@@ -882,38 +1024,9 @@ fn regenerate() {
             },
         ));
     }
-    // Flow deadline: the deadline is T0+1800; a token of round 1 with exp at the deadline.
-    let sealed_deadline = build_positive(
-        &Draft {
-            name: "deadline-base",
-            description: "",
-            mode: "sealed",
-            anonymous: false,
-            binding: by_name("sealed-basic").binding.clone(),
-            claims: json!({"iat": T0 + 1500, "exp": T0 + 1800, "dl": T0 + 1800, "rnd": 4,
-                "fid": format::encode_id(&[10; 16]), "q": {}, "ans": {}, "app": {}}),
-            mint_key: None,
-            keys: by_name("sealed-basic").keys.clone(),
-            now: T0 + 1800,
-        },
-        40,
-    );
-    negatives.push(negative(
-        &sealed_deadline,
-        "flow-deadline",
-        "opened exactly at the flow's deadline",
-        "flow_expired",
-        |_| {},
-    ));
-    negatives.push(negative(
-        by_name("sealed-basic"),
-        "replayed",
-        "opened twice with a replay guard; the second open fails",
-        "replayed",
-        |v| {
-            v.replay_guard = true;
-        },
-    ));
+    for mode in ["sealed", "signed"] {
+        negatives.extend(edge_negatives(mode, &positives));
+    }
 
     let write = |file: &str, description: &str, vectors: Vec<Vector>| {
         let file_value = VectorFile {
