@@ -71,6 +71,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Multi-round tools
+//!
+//! [`Flow`] (once per server) and [`Round`] (once per call) turn the codec
+//! and the forms into a handler written once: see the [`Round`] docs and the
+//! README. The MCP 2026-07-28 wire types and the Streamable HTTP header checks
+//! ([`check_headers`]) are re-exported at the crate root; feature `rmcp`
+//! adds `mrtr_guard::rmcp`, the adapter to the official Rust SDK.
+//!
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]

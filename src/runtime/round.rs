@@ -237,9 +237,11 @@ impl<'f> Round<'f> {
     ///
     /// # Errors
     ///
-    /// A [`Stop::Failed`] error; [`RpcError::invalid_request_state`] when the
-    /// flow may not ask again (its round cap or deadline is reached);
-    /// [`RpcError::internal_error`] when a state cannot be minted otherwise.
+    /// A [`Stop::Failed`] error; [`RpcError::missing_capability`] (`-32021`)
+    /// for a [`Stop::Ask`] when every ask was unsupported;
+    /// [`RpcError::invalid_request_state`] when the flow may not ask again
+    /// (its round cap or deadline is reached); [`RpcError::internal_error`]
+    /// when a state cannot be minted otherwise.
     pub fn complete<T>(self, result: Result<T, Stop>) -> Result<Response<T>, RpcError> {
         match result {
             Err(Stop::Failed(error)) => Err(error),
