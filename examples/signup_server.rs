@@ -19,13 +19,15 @@
 //! Set `MRTR_GUARD_KEY` to a base64 master key of at least 32 bytes to keep
 //! states valid across restarts and instances.
 
+#[path = "support/signup_tools.rs"]
+mod signup_tools;
 #[path = "support/mod.rs"]
 mod support;
 
 use std::sync::{Arc, LazyLock};
 
 use mrtr_guard::rmcp::{RmcpFlow, custom_request_error, error_data, tool_response};
-use mrtr_guard::{Field, Flow, Form, FormError, KeyRing, Reply, Round, RpcError, StateCodec, Stop};
+use mrtr_guard::{Flow, FormError, KeyRing, RpcError, StateCodec};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
@@ -34,91 +36,12 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::{Map, Value, json};
-
-/// The forms, built once.
-struct Forms {
-    ship: Form,
-    account: Form,
-    team: Form,
-    confirm: Form,
-}
-
-fn forms() -> Result<Forms, FormError> {
-    Ok(Forms {
-        ship: Form::builder("Where should we ship the order? Enter the tracking number.")
-            .field(
-                Field::string("trackingNumber")
-                    .min_length(1)
-                    .max_length(64)
-                    .required(),
-            )
-            .build()?,
-        account: Form::builder("Create your account")
-            .field(Field::email("email").required())
-            .field(
-                Field::choice("plan")
-                    .titled_option("pro", "Pro")
-                    .titled_option("team", "Team")
-                    .required(),
-            )
-            .build()?,
-        team: Form::builder("Tell us about your team")
-            .field(
-                Field::integer("teamSize")
-                    .minimum(2)
-                    .maximum(500)
-                    .required(),
-            )
-            .field(
-                Field::multi_choice("roles")
-                    .options(["admin", "billing", "member"])
-                    .min_items(1)
-                    .max_items(3)
-                    .required(),
-            )
-            .build()?,
-        confirm: Form::builder("Create this account?").build()?,
-    })
-}
+use signup_tools::{Forms, forms, run_tool};
 
 static FORMS: LazyLock<Result<Forms, FormError>> = LazyLock::new(forms);
 
-fn text(text: impl Into<String>) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(text.into())])
-}
-
-/// `ShipOrder`: every outcome handled here, so `form` rather than `require`.
-fn ship_order(round: &mut Round<'_>, forms: &Forms) -> Result<CallToolResult, Stop> {
-    match round.form("ship", &forms.ship) {
-        Reply::Accepted(answers) => Ok(text(format!(
-            "Shipped as {}.",
-            answers.str("trackingNumber")?
-        ))),
-        Reply::Declined | Reply::Cancelled => Ok(text("Shipping cancelled.")),
-        _ => Err(Stop::Ask),
-    }
-}
-
-/// `signup`: reads top-down; each `require` either has its answer or stops
-/// the round with an ask.
-fn signup(round: &mut Round<'_>, forms: &Forms) -> Result<CallToolResult, Stop> {
-    let account = round.require("account", &forms.account)?;
-    let email = account.str("email")?;
-    let plan = account.str("plan")?;
-    let team = match plan {
-        "team" => {
-            let team = round.require("team", &forms.team)?;
-            Some((team.i64("teamSize")?, team.strings("roles")?.join(", ")))
-        }
-        _ => None,
-    };
-    round.require("confirm", &forms.confirm)?;
-    Ok(text(match team {
-        Some((size, roles)) => {
-            format!("Account created for {email}: Team plan, {size} seats, roles: {roles}.")
-        }
-        None => format!("Account created for {email}: Pro plan."),
-    }))
+fn text(text: String) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(text)])
 }
 
 /// Demo-only authentication: the bearer token is the user name.
@@ -187,16 +110,7 @@ impl ServerHandler for Signup {
             )));
         }
         let mut round = self.flow.tool_round(&params, &cx)?;
-        let result = match round.target() {
-            "ShipOrder" => ship_order(&mut round, forms),
-            "signup" => signup(&mut round, forms).or_else(|stop| match stop {
-                Stop::Declined { .. } | Stop::Cancelled { .. } => {
-                    Ok(text("Signup cancelled; no account was created."))
-                }
-                other => Err(other),
-            }),
-            _ => Err(Stop::Failed(RpcError::invalid_params("unknown tool"))),
-        };
+        let result = run_tool(&mut round, forms).map(text);
         tool_response(round, result)
     }
 

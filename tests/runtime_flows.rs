@@ -89,7 +89,10 @@ fn signup_pro_path() {
     assert_ne!(s1, s2, "every round mints a fresh state");
     let confirm = json!({"confirm": {"action": "accept"}});
     let done = run(&h.flow, &req("ada", "signup").answer(confirm, Some(&s2)));
-    assert_eq!(done, complete("Created a pro account for ada@example.com."));
+    assert_eq!(
+        done,
+        complete("Account created for ada@example.com: Pro plan.")
+    );
 }
 
 #[test]
@@ -112,20 +115,23 @@ fn signup_team_path() {
     );
     assert_eq!(
         done,
-        complete("Created a team account for ada@example.com: 12 seats, roles admin, member.")
+        complete("Account created for ada@example.com: Team plan, 12 seats, roles: admin, member.")
     );
 }
 
 #[test]
 fn signup_decline_at_any_round_ends_without_error() {
     let h = harness();
+    let cancelled = complete("Signup cancelled; no account was created.");
     let (_, s1) = asked(&run(&h.flow, &req("ada", "signup")));
-    let declined = run(
-        &h.flow,
-        &req("ada", "signup").answer(json!({"account": {"action": "decline"}}), Some(&s1)),
-    );
+    let decline = req("ada", "signup").answer(json!({"account": {"action": "decline"}}), Some(&s1));
+    assert_eq!(run(&h.flow, &decline), cancelled);
+    // Underneath, `require` stops the round with the decline and its key.
+    let raw = h.flow.run(decline.call().unwrap(), |round| {
+        signup_tools::signup(round, &FORMS)
+    });
     assert_eq!(
-        declined,
+        raw,
         Ok(Response::Declined {
             key: "account".into()
         })
@@ -136,11 +142,12 @@ fn signup_decline_at_any_round_ends_without_error() {
         &h.flow,
         &req("ada", "signup").answer(account, Some(&s1)),
     ));
-    let cancelled = run(
-        &h.flow,
-        &req("ada", "signup").answer(json!({"team": {"action": "cancel"}}), Some(&s2)),
-    );
-    assert_eq!(cancelled, Ok(Response::Cancelled { key: "team".into() }));
+    let cancel = req("ada", "signup").answer(json!({"team": {"action": "cancel"}}), Some(&s2));
+    assert_eq!(run(&h.flow, &cancel), cancelled);
+    let raw = h.flow.run(cancel.call().unwrap(), |round| {
+        signup_tools::signup(round, &FORMS)
+    });
+    assert_eq!(raw, Ok(Response::Cancelled { key: "team".into() }));
 }
 
 #[test]
@@ -166,7 +173,7 @@ fn reask_after_invalid_answer_keeps_proven_answers() {
     );
     assert_eq!(
         done,
-        complete("Created a team account for ada@example.com: 2 seats, roles billing.")
+        complete("Account created for ada@example.com: Team plan, 2 seats, roles: billing.")
     );
 }
 
@@ -179,7 +186,7 @@ fn invalid_reply_carries_the_report() {
         Some(&state),
     );
     let mut round = h.flow.round(retry.call().unwrap()).unwrap();
-    let Reply::Invalid(report) = round.form("ship", &SHIP) else {
+    let Reply::Invalid(report) = round.form("ship", &FORMS.ship) else {
         panic!()
     };
     assert_eq!(
@@ -219,12 +226,12 @@ fn unsolicited_answers_only_with_the_explicit_opt_in() {
     let h = harness();
     let answer = json!({"ship": accept(json!({"trackingNumber": "1Z"})), "unknown_extra_key": {"action": "accept"}});
     let call = req("ada", "ShipOrder").answer(answer, None).call().unwrap();
-    let response = h
-        .flow
-        .run(call, |round| match round.form_unsolicited("ship", &SHIP) {
+    let response = h.flow.run(call, |round| {
+        match round.form_unsolicited("ship", &FORMS.ship) {
             Reply::Accepted(answers) => Ok(answers.str("trackingNumber")?.to_owned()),
             _ => Err(Stop::Ask),
-        });
+        }
+    });
     assert_eq!(response, complete("1Z"));
 }
 

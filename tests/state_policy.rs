@@ -11,6 +11,8 @@
     reason = "test code: a panic is a failing test"
 )]
 
+mod common;
+
 use std::sync::Arc;
 
 use mrtr_guard::{
@@ -395,7 +397,7 @@ fn sealed_hides_the_claims_signed_does_not() {
         let codec = codec(mode);
         let contents = Contents::new(json!({"note": secret})).answer("email", json!(secret));
         let token = codec.start_at(&binding(), &contents, at(0)).unwrap();
-        let bytes = base64_decode(&token);
+        let bytes = common::decode(&token);
         let visible = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
         assert_eq!(visible, readable, "{mode:?}");
         let claims = open(&codec, &token, at(1)).unwrap();
@@ -446,24 +448,6 @@ fn key_rotation_three_phases() {
         Some(StateError::UnknownKey)
     );
     assert!(phase3.open_at::<()>(&new_token, &binding(), at(1)).is_ok());
-}
-
-fn base64_decode(token: &str) -> Vec<u8> {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut bits = 0u32;
-    let mut count = 0;
-    let mut out = Vec::new();
-    for c in token.bytes() {
-        let v = ALPHABET.iter().position(|&a| a == c).unwrap() as u32;
-        bits = (bits << 6) | v;
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    out
 }
 
 #[test]

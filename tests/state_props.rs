@@ -11,6 +11,9 @@
     reason = "test code: a panic is a failing test"
 )]
 
+mod common;
+
+use common::{decode, encode};
 use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
@@ -175,37 +178,6 @@ proptest! {
         prop_assert!(codec.open_at::<Value>(&text, &parts.binding(), now()).is_err());
         prop_assert!(codec.open_at::<Value>(&encode(&bytes), &parts.binding(), now()).is_err());
     }
-}
-
-const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-fn encode(bytes: &[u8]) -> String {
-    let mut out = String::new();
-    for chunk in bytes.chunks(3) {
-        let mut buf = [0u8; 3];
-        buf[..chunk.len()].copy_from_slice(chunk);
-        let n = (u32::from(buf[0]) << 16) | (u32::from(buf[1]) << 8) | u32::from(buf[2]);
-        for i in 0..=chunk.len() {
-            out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-        }
-    }
-    out
-}
-
-fn decode(text: &str) -> Vec<u8> {
-    let mut bits = 0u32;
-    let mut count = 0;
-    let mut out = Vec::new();
-    for c in text.bytes() {
-        bits = (bits << 6) | ALPHABET.iter().position(|&a| a == c).unwrap() as u32;
-        count += 6;
-        if count >= 8 {
-            count -= 8;
-            out.push((bits >> count) as u8);
-            bits &= (1 << count) - 1;
-        }
-    }
-    out
 }
 
 #[test]

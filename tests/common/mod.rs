@@ -6,8 +6,8 @@
 use std::sync::{Arc, LazyLock};
 
 use mrtr_guard::{
-    Call, CallParams, ClientCapabilities, Field, FixedClock, Flow, Form, InputResponses, KeyRing,
-    MasterKey, Method, Policy, RequestMeta, Response, Round, RpcError, StateCodec, Stop,
+    Call, CallParams, ClientCapabilities, FixedClock, Flow, InputResponses, KeyRing, MasterKey,
+    Method, Policy, RequestMeta, Response, RpcError, StateCodec,
 };
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
@@ -103,12 +103,7 @@ impl Req {
 
 /// Runs the demo tool `req.tool` for one round.
 pub fn run(flow: &Flow, req: &Req) -> Result<Response<String>, RpcError> {
-    let call = req.call()?;
-    match req.tool {
-        "ShipOrder" => flow.run(call, ship_order),
-        "signup" => flow.run(call, signup),
-        _ => Err(RpcError::invalid_params("unknown tool")),
-    }
+    flow.run(req.call()?, |round| signup_tools::run_tool(round, &FORMS))
 }
 
 /// The `InputRequiredResult` of a response, as JSON, and its state.
@@ -138,82 +133,31 @@ pub fn complete(text: &str) -> Result<Response<String>, RpcError> {
 
 // ---- the demo's tools -------------------------------------------------------
 
-pub static SHIP: LazyLock<Form> = LazyLock::new(|| {
-    Form::builder("Where should we ship?")
-        .field(Field::string("trackingNumber").required())
-        .build()
-        .unwrap()
-});
+/// The demo server's own tools (`examples/support/signup_tools.rs`), so these
+/// tests drive the code the demo serves.
+#[path = "../../examples/support/signup_tools.rs"]
+pub mod signup_tools;
 
-pub fn ship_order(round: &mut Round<'_>) -> Result<String, Stop> {
-    match round.form("ship", &SHIP) {
-        mrtr_guard::Reply::Accepted(answers) => {
-            Ok(format!("Shipped as {}.", answers.str("trackingNumber")?))
-        }
-        mrtr_guard::Reply::Declined | mrtr_guard::Reply::Cancelled => {
-            Ok("Shipping cancelled.".to_owned())
-        }
-        _ => Err(Stop::Ask),
-    }
-}
-
-pub static ACCOUNT: LazyLock<Form> = LazyLock::new(|| {
-    Form::builder("Create your account")
-        .field(Field::email("email").required())
-        .field(
-            Field::choice("plan")
-                .titled_option("pro", "Pro")
-                .titled_option("team", "Team")
-                .required(),
-        )
-        .build()
-        .unwrap()
-});
-
-pub static TEAM: LazyLock<Form> = LazyLock::new(|| {
-    Form::builder("Tell us about your team")
-        .field(
-            Field::integer("teamSize")
-                .minimum(2)
-                .maximum(500)
-                .required(),
-        )
-        .field(
-            Field::multi_choice("roles")
-                .options(["admin", "billing", "member"])
-                .min_items(1)
-                .max_items(3)
-                .required(),
-        )
-        .build()
-        .unwrap()
-});
-
-pub static CONFIRM: LazyLock<Form> =
-    LazyLock::new(|| Form::builder("Create the account?").build().unwrap());
-
-pub fn signup(round: &mut Round<'_>) -> Result<String, Stop> {
-    let account = round.require("account", &ACCOUNT)?;
-    let email = account.str("email")?;
-    let plan = account.str("plan")?;
-    let team = if plan == "team" {
-        let team = round.require("team", &TEAM)?;
-        Some((team.i64("teamSize")?, team.strings("roles")?.join(", ")))
-    } else {
-        None
-    };
-    round.require("confirm", &CONFIRM)?;
-    Ok(match team {
-        Some((size, roles)) => {
-            format!("Created a team account for {email}: {size} seats, roles {roles}.")
-        }
-        None => format!("Created a pro account for {email}."),
-    })
-}
+pub static FORMS: LazyLock<signup_tools::Forms> = LazyLock::new(|| signup_tools::forms().unwrap());
 
 pub fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,
         _ => panic!("not an object"),
     }
+}
+
+// ---- base64url, as tokens spell it ----------------------------------------
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+
+/// Unpadded URL-safe base64, as tokens are spelled.
+pub fn encode(bytes: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// The inverse of [`encode`] (valid input only).
+pub fn decode(text: &str) -> Vec<u8> {
+    URL_SAFE_NO_PAD.decode(text).unwrap()
 }
