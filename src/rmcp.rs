@@ -1,4 +1,4 @@
-//! Feature `rmcp`: the runtime inside an [`rmcp`](::rmcp) server handler.
+//! Feature `rmcp`: the runtime inside a server handler of `rmcp`, the official Rust MCP SDK.
 //!
 //! `rmcp` 3.11 speaks MCP 2026-07-28 natively: it checks the standard HTTP
 //! headers and `_meta`, serves stateless Streamable HTTP, and lets a handler
