@@ -92,6 +92,9 @@ pub use state::{
     KeyRing, MIN_MASTER_KEY_LEN, MasterKey, MemoryReplayGuard, Method, MintError, Mode, Policy,
     ReplayError, ReplayGuard, StateCodec, StateError,
 };
+// state, feature `redis`: the replay guard shared by several instances
+#[cfg(feature = "redis")]
+pub use state::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 // errors on the wire
 pub use error::RpcError;
 // form: forms and their requestedSchema

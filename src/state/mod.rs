@@ -7,6 +7,8 @@ mod error;
 mod format;
 mod keys;
 mod replay;
+#[cfg(feature = "redis")]
+mod replay_redis;
 #[cfg(test)]
 mod vectors;
 
@@ -27,6 +29,8 @@ pub use error::{ConfigError, MintError, StateError};
 pub use format::Mode;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
+#[cfg(feature = "redis")]
+pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 
 use claims::Meta;
 use format::{NONCE_LEN, RawToken, SplitError};
