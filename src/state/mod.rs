@@ -5,6 +5,7 @@ mod canonical;
 mod claims;
 mod error;
 mod format;
+mod info;
 mod keys;
 mod replay;
 #[cfg(feature = "redis")]
@@ -27,6 +28,7 @@ pub use binding::{Binding, JsonDigest, Method};
 pub use claims::{Claims, Contents, FlowId};
 pub use error::{ConfigError, MintError, StateError};
 pub use format::Mode;
+pub use info::TokenInfo;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
 #[cfg(feature = "redis")]
