@@ -98,4 +98,9 @@ pub use state::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 // errors on the wire
 pub use error::RpcError;
 // form: forms and their requestedSchema
+pub use form::{Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format};
 // validate: the strict answer validator
+pub use validate::{
+    AnswerError, AnswerRef, Answers, BindError, BindErrorKind, Issue, JsonError, Limits, Outcome,
+    Problem, Reason, Report, parse_strict,
+};

@@ -1,1 +1,133 @@
-//! Strict validator (issue 3).
+//! The strict validator: an untrusted `ElicitResult` checked against the
+//! [`Form`] that asked for it.
+
+mod answers;
+mod bind;
+pub(crate) mod check;
+mod format;
+mod report;
+mod strict;
+
+use serde_json::{Map, Value};
+
+pub(crate) use answers::ref_to_json;
+pub use answers::{AnswerError, AnswerRef, Answers};
+pub use bind::{BindError, BindErrorKind};
+pub use report::{Issue, Problem, Reason, Report};
+pub use strict::{JsonError, Limits, parse_strict};
+
+use crate::form::Form;
+
+/// What an answer to a form amounts to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// `action: "accept"` and every required field answered validly.
+    Accepted(Answers),
+    /// `action: "decline"`: the user refused.
+    Declined,
+    /// `action: "cancel"`, or no `action` at all: the user dismissed the form.
+    Cancelled,
+    /// No response under the asked key of `inputResponses` (ask again).
+    Missing,
+    /// The result is malformed, or a required field is missing or invalid.
+    Invalid(Report),
+}
+
+impl Form {
+    /// Validates one untrusted `ElicitResult` against this form.
+    ///
+    /// - `action` must be exactly `"accept"`, `"decline"` or `"cancel"`; an
+    ///   absent `action` is a cancel (never an accept); anything else is invalid.
+    /// - Content is read only on accept; an absent `content` is `{}`.
+    /// - Unknown content keys are stripped and listed in the report.
+    /// - An invalid value of an optional field is dropped and reported; of a
+    ///   required field, or a missing required field, makes the answer invalid.
+    ///
+    /// ```
+    /// use mrtr_guard::{Field, Form, Outcome, Reason};
+    /// use serde_json::json;
+    ///
+    /// let form = Form::builder("Age?").field(Field::integer("age").minimum(0).maximum(150).required()).build()?;
+    /// assert!(matches!(form.validate(&json!({"action": "accept", "content": {"age": 42}})), Outcome::Accepted(_)));
+    /// assert_eq!(form.validate(&json!({"action": "decline"})), Outcome::Declined);
+    /// let Outcome::Invalid(report) = form.validate(&json!({"action": "accept", "content": {"age": 1.5}})) else {
+    ///     unreachable!()
+    /// };
+    /// assert_eq!(report.reason("age"), Some(Reason::NotAnInteger));
+    /// # Ok::<(), mrtr_guard::FormError>(())
+    /// ```
+    #[must_use]
+    pub fn validate(&self, result: &Value) -> Outcome {
+        let Some(result) = result.as_object() else {
+            return Outcome::Invalid(Report::from_problem(Problem::NotAnObject));
+        };
+        match result.get("action") {
+            None => Outcome::Cancelled,
+            Some(Value::String(a)) if a == "cancel" => Outcome::Cancelled,
+            Some(Value::String(a)) if a == "decline" => Outcome::Declined,
+            Some(Value::String(a)) if a == "accept" => match result.get("content") {
+                None => self.validate_content(&Map::new()),
+                Some(Value::Object(content)) => self.validate_content(content),
+                Some(_) => Outcome::Invalid(Report::from_problem(Problem::ContentNotObject)),
+            },
+            Some(_) => Outcome::Invalid(Report::from_problem(Problem::BadAction)),
+        }
+    }
+
+    /// Validates the answer stored under `key` of an `inputResponses` object:
+    /// [`Outcome::Missing`] when there is none, otherwise as [`validate`](Self::validate).
+    ///
+    /// # Errors
+    ///
+    /// None as such: an `inputResponses` that is not an object gives
+    /// [`Outcome::Invalid`] with [`Problem::ResponsesNotAnObject`].
+    #[must_use]
+    pub fn validate_response(&self, input_responses: &Value, key: &str) -> Outcome {
+        match input_responses {
+            Value::Object(responses) => responses
+                .get(key)
+                .map_or(Outcome::Missing, |r| self.validate(r)),
+            _ => Outcome::Invalid(Report::from_problem(Problem::ResponsesNotAnObject)),
+        }
+    }
+
+    fn validate_content(&self, content: &Map<String, Value>) -> Outcome {
+        let fields = self.fields();
+        let mut values = vec![None; fields.len()];
+        let mut text = String::new();
+        let mut report = Report::default();
+        // Content keys and fields are usually both sorted by name: try the
+        // next field first, fall back to a binary search.
+        let mut next = 0;
+        for (key, value) in content {
+            let i = match fields.get(next) {
+                Some(f) if f.name() == key => next,
+                _ => match self.index_of(key) {
+                    Some(i) => i,
+                    None => {
+                        report.push_stripped(key);
+                        continue;
+                    }
+                },
+            };
+            next = i.saturating_add(1);
+            let (Some(field), Some(slot)) = (fields.get(i), values.get_mut(i)) else {
+                continue;
+            };
+            match check::check(field, value) {
+                Ok(v) => *slot = Some(answers::Stored::keep(v, &mut text)),
+                Err(reason) => report.push_issue(field.name(), reason, field.is_required()),
+            }
+        }
+        for (field, value) in fields.iter().zip(&values) {
+            if field.is_required() && value.is_none() && report.reason(field.name()).is_none() {
+                report.push_issue(field.name(), Reason::Missing, true);
+            }
+        }
+        if report.has_required_issue() {
+            Outcome::Invalid(report)
+        } else {
+            Outcome::Accepted(Answers::new(self.clone(), values, text, report))
+        }
+    }
+}

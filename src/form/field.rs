@@ -1,0 +1,668 @@
+//! One field of a form: its kind, bounds, options, title and default.
+
+use serde_json::Value;
+
+use super::error::FormError;
+
+/// A string format of the MCP form profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// An RFC 5321 mailbox (`local@domain`), no display name.
+    Email,
+    /// An RFC 3986 absolute URI (a scheme is required; a fragment is allowed).
+    Uri,
+    /// An RFC 3339 `full-date` (`2024-02-29`).
+    Date,
+    /// An RFC 3339 `date-time` (`2024-02-29T12:00:00Z`).
+    DateTime,
+}
+
+impl Format {
+    /// The wire name: `email`, `uri`, `date` or `date-time`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Email => "email",
+            Self::Uri => "uri",
+            Self::Date => "date",
+            Self::DateTime => "date-time",
+        }
+    }
+
+    /// The format with this wire name, if the profile has it.
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "email" => Some(Self::Email),
+            "uri" => Some(Self::Uri),
+            "date" => Some(Self::Date),
+            "date-time" => Some(Self::DateTime),
+            _ => None,
+        }
+    }
+}
+
+/// The kind of a field, one per shape of the MCP form profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FieldKind {
+    /// Free text (`minLength`, `maxLength`).
+    String,
+    /// Text in `email` format.
+    Email,
+    /// Text in `uri` format.
+    Uri,
+    /// Text in `date` format.
+    Date,
+    /// Text in `date-time` format.
+    DateTime,
+    /// A whole number (`minimum`, `maximum`, inclusive) that fits an `i64`.
+    Integer,
+    /// Any JSON number (`minimum`, `maximum`, inclusive).
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// One of the offered options.
+    Choice,
+    /// Distinct offered options (`minItems`, `maxItems`).
+    MultiChoice,
+}
+
+/// One offered value of a choice, with an optional display title.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Choice {
+    pub(crate) value: String,
+    pub(crate) title: Option<String>,
+}
+
+/// The compiled shape of a field.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Kind {
+    Text {
+        min_length: Option<u64>,
+        max_length: Option<u64>,
+        format: Option<Format>,
+    },
+    Integer {
+        minimum: Option<i64>,
+        maximum: Option<i64>,
+    },
+    Number {
+        minimum: Option<f64>,
+        maximum: Option<f64>,
+    },
+    Boolean,
+    Choice {
+        options: Vec<Choice>,
+    },
+    Multi {
+        options: Vec<Choice>,
+        min_items: Option<u64>,
+        max_items: Option<u64>,
+    },
+}
+
+/// A builder mistake kept until [`FormBuilder::build`](crate::FormBuilder::build)
+/// reports it with the field's name.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Pending {
+    NotApplicable(&'static str),
+    BadValue(&'static str),
+}
+
+/// The largest magnitude an integer bound given as `f64` may have (2^53):
+/// beyond it an `f64` no longer names one integer.
+const EXACT_F64_INT: f64 = 9_007_199_254_740_992.0;
+
+/// One field of a form, described once: the same value emits its property
+/// schema and checks its answer.
+///
+/// Build one with a constructor named after its kind, chain settings, then
+/// add it to a [`FormBuilder`](crate::FormBuilder). Settings that do not apply
+/// to the kind (e.g. `min_length` on a boolean) are reported by `build`.
+///
+/// ```
+/// use mrtr_guard::Field;
+///
+/// let qty = Field::integer("quantity").minimum(1).maximum(10).default(1).required();
+/// let color = Field::choice("color").titled_option("#FF0000", "Red").titled_option("#00FF00", "Green");
+/// # let _ = (qty, color);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub(crate) name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) required: bool,
+    pub(crate) default: Option<Value>,
+    pub(crate) kind: Kind,
+    pub(crate) pending: Option<Pending>,
+}
+
+impl Field {
+    /// A field of the given kind. Fields are optional until [`required`](Self::required).
+    #[must_use]
+    pub fn new(name: impl Into<String>, kind: FieldKind) -> Self {
+        let text = |format| Kind::Text {
+            min_length: None,
+            max_length: None,
+            format,
+        };
+        let kind = match kind {
+            FieldKind::String => text(None),
+            FieldKind::Email => text(Some(Format::Email)),
+            FieldKind::Uri => text(Some(Format::Uri)),
+            FieldKind::Date => text(Some(Format::Date)),
+            FieldKind::DateTime => text(Some(Format::DateTime)),
+            FieldKind::Integer => Kind::Integer {
+                minimum: None,
+                maximum: None,
+            },
+            FieldKind::Number => Kind::Number {
+                minimum: None,
+                maximum: None,
+            },
+            FieldKind::Boolean => Kind::Boolean,
+            FieldKind::Choice => Kind::Choice {
+                options: Vec::new(),
+            },
+            FieldKind::MultiChoice => Kind::Multi {
+                options: Vec::new(),
+                min_items: None,
+                max_items: None,
+            },
+        };
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            required: false,
+            default: None,
+            kind,
+            pending: None,
+        }
+    }
+
+    /// A free-text field.
+    #[must_use]
+    pub fn string(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::String)
+    }
+
+    /// An email address field (`format: "email"`).
+    #[must_use]
+    pub fn email(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::Email)
+    }
+
+    /// A URI field (`format: "uri"`).
+    #[must_use]
+    pub fn uri(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::Uri)
+    }
+
+    /// A date field (`format: "date"`).
+    #[must_use]
+    pub fn date(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::Date)
+    }
+
+    /// A date-time field (`format: "date-time"`).
+    #[must_use]
+    pub fn date_time(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::DateTime)
+    }
+
+    /// A whole-number field.
+    #[must_use]
+    pub fn integer(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::Integer)
+    }
+
+    /// A number field.
+    #[must_use]
+    pub fn number(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::Number)
+    }
+
+    /// A yes/no field.
+    #[must_use]
+    pub fn boolean(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::Boolean)
+    }
+
+    /// A single choice; add options with [`option`](Self::option) or
+    /// [`titled_option`](Self::titled_option).
+    #[must_use]
+    pub fn choice(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::Choice)
+    }
+
+    /// A multiple choice of distinct options.
+    #[must_use]
+    pub fn multi_choice(name: impl Into<String>) -> Self {
+        Self::new(name, FieldKind::MultiChoice)
+    }
+
+    /// The answer must be present.
+    #[must_use]
+    pub fn required(mut self) -> Self {
+        self.required = true;
+        self
+    }
+
+    /// The answer may be absent (the default).
+    #[must_use]
+    pub fn optional(mut self) -> Self {
+        self.required = false;
+        self
+    }
+
+    /// The label shown to the user; defaults to the name made readable
+    /// (`trackingNumber` → `Tracking Number`).
+    #[must_use]
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// A longer help text.
+    #[must_use]
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// A value the client may pre-fill. It must be one the field accepts; the
+    /// validator never fills a missing answer with it.
+    #[must_use]
+    pub fn default(mut self, value: impl Into<Value>) -> Self {
+        self.default = Some(value.into());
+        self
+    }
+
+    /// Minimum length in Unicode code points (text fields).
+    #[must_use]
+    pub fn min_length(mut self, n: u64) -> Self {
+        match &mut self.kind {
+            Kind::Text { min_length, .. } => *min_length = Some(n),
+            _ => self.pend(Pending::NotApplicable("minLength")),
+        }
+        self
+    }
+
+    /// Maximum length in Unicode code points (text fields).
+    #[must_use]
+    pub fn max_length(mut self, n: u64) -> Self {
+        match &mut self.kind {
+            Kind::Text { max_length, .. } => *max_length = Some(n),
+            _ => self.pend(Pending::NotApplicable("maxLength")),
+        }
+        self
+    }
+
+    /// Sets or replaces the format of a text field.
+    #[must_use]
+    pub fn format(mut self, f: Format) -> Self {
+        match &mut self.kind {
+            Kind::Text { format, .. } => *format = Some(f),
+            _ => self.pend(Pending::NotApplicable("format")),
+        }
+        self
+    }
+
+    /// Inclusive lower bound (integer and number fields). On an integer field
+    /// the bound must be a whole number of magnitude at most 2^53.
+    #[must_use]
+    pub fn minimum(self, v: impl Into<f64>) -> Self {
+        self.bound(v.into(), true)
+    }
+
+    /// Inclusive upper bound (integer and number fields).
+    #[must_use]
+    pub fn maximum(self, v: impl Into<f64>) -> Self {
+        self.bound(v.into(), false)
+    }
+
+    /// Adds an untitled option (choice fields).
+    #[must_use]
+    pub fn option(self, value: impl Into<String>) -> Self {
+        self.push_option(Choice {
+            value: value.into(),
+            title: None,
+        })
+    }
+
+    /// Adds untitled options (choice fields).
+    #[must_use]
+    pub fn options<I, S>(self, values: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        values.into_iter().fold(self, Self::option)
+    }
+
+    /// Adds an option with a display title (choice fields): the client shows
+    /// `title` and sends back `value`.
+    #[must_use]
+    pub fn titled_option(self, value: impl Into<String>, title: impl Into<String>) -> Self {
+        self.push_option(Choice {
+            value: value.into(),
+            title: Some(title.into()),
+        })
+    }
+
+    /// Minimum number of selected items (multi-choice fields).
+    #[must_use]
+    pub fn min_items(mut self, n: u64) -> Self {
+        match &mut self.kind {
+            Kind::Multi { min_items, .. } => *min_items = Some(n),
+            _ => self.pend(Pending::NotApplicable("minItems")),
+        }
+        self
+    }
+
+    /// Maximum number of selected items (multi-choice fields).
+    #[must_use]
+    pub fn max_items(mut self, n: u64) -> Self {
+        match &mut self.kind {
+            Kind::Multi { max_items, .. } => *max_items = Some(n),
+            _ => self.pend(Pending::NotApplicable("maxItems")),
+        }
+        self
+    }
+
+    /// The wire name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Whether the answer must be present.
+    #[must_use]
+    pub fn is_required(&self) -> bool {
+        self.required
+    }
+
+    /// The kind of the field.
+    #[must_use]
+    pub fn kind(&self) -> FieldKind {
+        match &self.kind {
+            Kind::Text { format: None, .. } => FieldKind::String,
+            Kind::Text {
+                format: Some(Format::Email),
+                ..
+            } => FieldKind::Email,
+            Kind::Text {
+                format: Some(Format::Uri),
+                ..
+            } => FieldKind::Uri,
+            Kind::Text {
+                format: Some(Format::Date),
+                ..
+            } => FieldKind::Date,
+            Kind::Text {
+                format: Some(Format::DateTime),
+                ..
+            } => FieldKind::DateTime,
+            Kind::Integer { .. } => FieldKind::Integer,
+            Kind::Number { .. } => FieldKind::Number,
+            Kind::Boolean => FieldKind::Boolean,
+            Kind::Choice { .. } => FieldKind::Choice,
+            Kind::Multi { .. } => FieldKind::MultiChoice,
+        }
+    }
+
+    /// The options of a choice, as `(value, title)`; empty for other kinds.
+    pub(crate) fn choices(&self) -> &[Choice] {
+        match &self.kind {
+            Kind::Choice { options } | Kind::Multi { options, .. } => options,
+            _ => &[],
+        }
+    }
+
+    fn pend(&mut self, p: Pending) {
+        if self.pending.is_none() {
+            self.pending = Some(p);
+        }
+    }
+
+    fn bound(mut self, v: f64, lower: bool) -> Self {
+        let keyword = if lower { "minimum" } else { "maximum" };
+        match &mut self.kind {
+            Kind::Number { minimum, maximum } => {
+                if v.is_finite() {
+                    *(if lower { minimum } else { maximum }) = Some(v);
+                } else {
+                    self.pend(Pending::BadValue(keyword));
+                }
+            }
+            Kind::Integer { minimum, maximum } => match exact_i64(v) {
+                Some(i) => *(if lower { minimum } else { maximum }) = Some(i),
+                None => self.pend(Pending::BadValue(keyword)),
+            },
+            _ => self.pend(Pending::NotApplicable(keyword)),
+        }
+        self
+    }
+
+    pub(crate) fn set_int_bounds(mut self, min: Option<i64>, max: Option<i64>) -> Self {
+        match &mut self.kind {
+            Kind::Integer { minimum, maximum } => {
+                *minimum = min;
+                *maximum = max;
+            }
+            _ => self.pend(Pending::NotApplicable("minimum")),
+        }
+        self
+    }
+
+    fn push_option(mut self, choice: Choice) -> Self {
+        match &mut self.kind {
+            Kind::Choice { options } | Kind::Multi { options, .. } => options.push(choice),
+            _ => self.pend(Pending::NotApplicable("enum")),
+        }
+        self
+    }
+
+    /// Checks the field on its own and fills in the derived parts (title,
+    /// canonical default). Called once by the form builder.
+    pub(crate) fn compile(mut self) -> Result<Self, FormError> {
+        if self.name.is_empty() {
+            return Err(FormError::EmptyFieldName);
+        }
+        let field = || self.name.clone();
+        match &self.pending {
+            Some(Pending::NotApplicable(keyword)) => {
+                return Err(FormError::NotApplicable {
+                    field: field(),
+                    keyword,
+                });
+            }
+            Some(Pending::BadValue(keyword)) => {
+                return Err(FormError::BadKeywordValue {
+                    field: Some(field()),
+                    keyword,
+                });
+            }
+            None => {}
+        }
+        match &self.title {
+            Some(t) if t.trim().is_empty() => return Err(FormError::BlankTitle { field: field() }),
+            Some(_) => {}
+            None => self.title = Some(super::title::humanize(&self.name)),
+        }
+        match &self.kind {
+            Kind::Text {
+                min_length: Some(lo),
+                max_length: Some(hi),
+                ..
+            } if lo > hi => {
+                return Err(FormError::MinAboveMax {
+                    field: field(),
+                    keyword: "minLength",
+                });
+            }
+            Kind::Integer {
+                minimum: Some(lo),
+                maximum: Some(hi),
+            } if lo > hi => {
+                return Err(FormError::MinAboveMax {
+                    field: field(),
+                    keyword: "minimum",
+                });
+            }
+            Kind::Number {
+                minimum: Some(lo),
+                maximum: Some(hi),
+            } if lo > hi => {
+                return Err(FormError::MinAboveMax {
+                    field: field(),
+                    keyword: "minimum",
+                });
+            }
+            Kind::Multi {
+                min_items: Some(lo),
+                max_items: Some(hi),
+                ..
+            } if lo > hi => {
+                return Err(FormError::MinAboveMax {
+                    field: field(),
+                    keyword: "minItems",
+                });
+            }
+            Kind::Choice { options } | Kind::Multi { options, .. } => {
+                check_options(&self.name, options)?
+            }
+            _ => {}
+        }
+        if let Some(raw) = self.default.take() {
+            self.default = Some(self.compile_default(&raw)?);
+        }
+        Ok(self)
+    }
+
+    fn compile_default(&self, raw: &Value) -> Result<Value, FormError> {
+        use crate::validate::Reason;
+        let field = self.name.clone();
+        match crate::validate::check::check(self, raw) {
+            Ok(value) => Ok(crate::validate::ref_to_json(&value.to_ref(self))),
+            Err(Reason::WrongType | Reason::Null | Reason::NotAnInteger) => {
+                Err(FormError::DefaultWrongType { field })
+            }
+            Err(Reason::NotOffered) => Err(FormError::DefaultNotOffered { field }),
+            Err(reason) => Err(FormError::DefaultRejected { field, reason }),
+        }
+    }
+}
+
+/// Options must be non-empty, distinct, non-blank when titled, and all titled
+/// or all untitled.
+fn check_options(name: &str, options: &[Choice]) -> Result<(), FormError> {
+    let field = || name.to_owned();
+    let Some(first) = options.first() else {
+        return Err(FormError::NoOptions { field: field() });
+    };
+    let titled = first.title.is_some();
+    for (i, c) in options.iter().enumerate() {
+        if c.value.is_empty() {
+            return Err(FormError::EmptyOption { field: field() });
+        }
+        if c.title.is_some() != titled {
+            return Err(FormError::MixedOptions { field: field() });
+        }
+        if c.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
+            return Err(FormError::BlankOptionTitle {
+                field: field(),
+                option: c.value.clone(),
+            });
+        }
+        if options.iter().take(i).any(|p| p.value == c.value) {
+            return Err(FormError::DuplicateOption {
+                field: field(),
+                option: c.value.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `v` as an `i64` when it is a whole number of magnitude at most 2^53.
+pub(crate) fn exact_i64(v: f64) -> Option<i64> {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() <= EXACT_F64_INT {
+        #[expect(
+            clippy::cast_possible_truncation,
+            reason = "whole and within 2^53, so exact"
+        )]
+        Some(v as i64)
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_integers_only() {
+        assert_eq!(exact_i64(2.0), Some(2));
+        assert_eq!(exact_i64(-0.0), Some(0));
+        assert_eq!(exact_i64(1.5), None);
+        assert_eq!(exact_i64(1e300), None);
+        assert_eq!(exact_i64(f64::NAN), None);
+    }
+
+    #[test]
+    fn misuse_is_reported_with_the_name() {
+        let err = Field::boolean("ok").min_length(2).compile();
+        assert_eq!(
+            err,
+            Err(FormError::NotApplicable {
+                field: "ok".into(),
+                keyword: "minLength"
+            })
+        );
+        let err = Field::integer("n").minimum(1.5).compile();
+        assert_eq!(
+            err,
+            Err(FormError::BadKeywordValue {
+                field: Some("n".into()),
+                keyword: "minimum"
+            })
+        );
+    }
+
+    #[test]
+    fn options_are_checked() {
+        let e = |f: Field| f.compile().err();
+        assert_eq!(
+            e(Field::choice("c")),
+            Some(FormError::NoOptions { field: "c".into() })
+        );
+        assert_eq!(
+            e(Field::choice("c").option("")),
+            Some(FormError::EmptyOption { field: "c".into() })
+        );
+        assert_eq!(
+            e(Field::choice("c").option("a").option("a")),
+            Some(FormError::DuplicateOption {
+                field: "c".into(),
+                option: "a".into()
+            })
+        );
+        assert_eq!(
+            e(Field::choice("c").titled_option("a", " ")),
+            Some(FormError::BlankOptionTitle {
+                field: "c".into(),
+                option: "a".into()
+            })
+        );
+        assert_eq!(
+            e(Field::choice("c").titled_option("a", "A").option("b")),
+            Some(FormError::MixedOptions { field: "c".into() })
+        );
+    }
+}
