@@ -6,6 +6,7 @@ use std::fmt;
 use serde_json::{Value, json};
 
 use crate::state::StateError;
+use crate::wire::ClientCapabilities;
 
 /// A JSON-RPC error object: `{"code": ..., "message": ..., "data": ...}`.
 ///
@@ -16,11 +17,38 @@ pub struct RpcError {
     code: i64,
     message: Cow<'static, str>,
     data: Option<Value>,
+    status: u16,
 }
 
 impl RpcError {
+    /// JSON-RPC "Parse error".
+    pub const PARSE_ERROR: i64 = -32700;
+    /// JSON-RPC "Invalid Request".
+    pub const INVALID_REQUEST: i64 = -32600;
     /// JSON-RPC "Invalid params".
     pub const INVALID_PARAMS: i64 = -32602;
+    /// JSON-RPC "Internal error".
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// MCP `HEADER_MISMATCH`: an HTTP header disagrees with the body.
+    pub const HEADER_MISMATCH: i64 = -32020;
+    /// MCP `MISSING_REQUIRED_CLIENT_CAPABILITY`.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
+    /// MCP `UNSUPPORTED_PROTOCOL_VERSION`.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+    fn new(
+        code: i64,
+        message: impl Into<Cow<'static, str>>,
+        data: Option<Value>,
+        status: u16,
+    ) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            data,
+            status,
+        }
+    }
 
     /// The one error every bad `requestState` gets, whatever the reason:
     /// `{"code":-32602,"message":"Invalid or expired requestState","data":{"reason":"invalid_request_state"}}`,
@@ -37,11 +65,148 @@ impl RpcError {
     /// );
     /// ```
     pub fn invalid_request_state() -> Self {
-        Self {
-            code: Self::INVALID_PARAMS,
-            message: Cow::Borrowed("Invalid or expired requestState"),
-            data: Some(json!({"reason": "invalid_request_state"})),
-        }
+        Self::new(
+            Self::INVALID_PARAMS,
+            "Invalid or expired requestState",
+            Some(json!({"reason": "invalid_request_state"})),
+            200,
+        )
+    }
+
+    /// `inputResponses` is not an object, or one of its values is not an
+    /// object: `-32602` with `data.reason` `"invalid_input_responses"`.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    /// use serde_json::json;
+    ///
+    /// assert_eq!(
+    ///     RpcError::invalid_input_responses().to_json(),
+    ///     json!({"code": -32602, "message": "Invalid inputResponses",
+    ///            "data": {"reason": "invalid_input_responses"}})
+    /// );
+    /// ```
+    pub fn invalid_input_responses() -> Self {
+        Self::new(
+            Self::INVALID_PARAMS,
+            "Invalid inputResponses",
+            Some(json!({"reason": "invalid_input_responses"})),
+            200,
+        )
+    }
+
+    /// Any other invalid params (`-32602`), with a fixed message.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    ///
+    /// let error = RpcError::invalid_params("params.name must be a string");
+    /// assert_eq!((error.code(), error.http_status()), (-32602, 200));
+    /// ```
+    pub fn invalid_params(message: &'static str) -> Self {
+        Self::new(Self::INVALID_PARAMS, message, None, 200)
+    }
+
+    /// A required `_meta` field is missing: `-32602` with
+    /// `data.missing` naming it, HTTP 400.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    /// use serde_json::json;
+    ///
+    /// let error = RpcError::missing_meta("_meta");
+    /// assert_eq!(error.data(), Some(&json!({"missing": "_meta"})));
+    /// assert_eq!(error.http_status(), 400);
+    /// ```
+    pub fn missing_meta(field: &str) -> Self {
+        Self::new(
+            Self::INVALID_PARAMS,
+            "Missing required _meta field",
+            Some(json!({"missing": field})),
+            400,
+        )
+    }
+
+    /// `-32020` header mismatch, HTTP 400. `message` is fixed text: never
+    /// put a header's or the body's value in it.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    ///
+    /// let error = RpcError::header_mismatch("missing required Mcp-Method header");
+    /// assert_eq!((error.code(), error.http_status()), (-32020, 400));
+    /// ```
+    pub fn header_mismatch(message: &'static str) -> Self {
+        Self::new(Self::HEADER_MISMATCH, message, None, 400)
+    }
+
+    /// `-32021`: the request cannot be served without capabilities the client
+    /// did not declare; `data.requiredCapabilities` names them. HTTP 400.
+    ///
+    /// ```
+    /// use mrtr_guard::{ClientCapabilities, RpcError};
+    /// use serde_json::json;
+    ///
+    /// let error = RpcError::missing_capability(&ClientCapabilities::none().with_sampling());
+    /// assert_eq!(error.to_json(), json!({"code": -32021,
+    ///     "message": "Missing required client capability",
+    ///     "data": {"requiredCapabilities": {"sampling": {}}}}));
+    /// ```
+    pub fn missing_capability(required: &ClientCapabilities) -> Self {
+        Self::new(
+            Self::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Missing required client capability",
+            Some(json!({"requiredCapabilities": required.to_json()})),
+            400,
+        )
+    }
+
+    /// `-32022`: the requested protocol version is not supported; `data`
+    /// holds `supported` and `requested`. HTTP 400.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    /// use serde_json::json;
+    ///
+    /// let error = RpcError::unsupported_protocol_version("2099-01-01", &["2026-07-28"]);
+    /// assert_eq!(error.data(), Some(&json!({"supported": ["2026-07-28"], "requested": "2099-01-01"})));
+    /// ```
+    pub fn unsupported_protocol_version<S: AsRef<str>>(requested: &str, supported: &[S]) -> Self {
+        let supported: Vec<&str> = supported.iter().map(AsRef::as_ref).collect();
+        Self::new(
+            Self::UNSUPPORTED_PROTOCOL_VERSION,
+            "Unsupported protocol version",
+            Some(json!({"supported": supported, "requested": requested})),
+            400,
+        )
+    }
+
+    /// `-32600`: the message is not a valid request.
+    pub fn invalid_request(message: &'static str) -> Self {
+        Self::new(Self::INVALID_REQUEST, message, None, 400)
+    }
+
+    /// `-32700`: the body is not acceptable JSON (`detail` is the strict
+    /// parser's message, which holds positions, never input). HTTP 400.
+    pub fn parse_error(detail: &str) -> Self {
+        Self::new(
+            Self::PARSE_ERROR,
+            "Parse error",
+            Some(json!({"detail": detail})),
+            400,
+        )
+    }
+
+    /// `-32603`: the server failed; nothing about why is sent.
+    pub fn internal_error() -> Self {
+        Self::new(Self::INTERNAL_ERROR, "Internal error", None, 200)
+    }
+
+    /// The HTTP status to send this error with on Streamable HTTP: 400 for
+    /// header, capability, version and `_meta` errors (the spec's MUSTs), 200
+    /// otherwise.
+    pub fn http_status(&self) -> u16 {
+        self.status
     }
 
     /// The error code.

@@ -71,14 +71,27 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Multi-round tools
+//!
+//! [`Flow`] (once per server) and [`Round`] (once per call) turn the codec
+//! and the forms into a handler written once: see the [`Round`] docs and the
+//! README. The MCP 2026-07-28 wire types and the Streamable HTTP header checks
+//! ([`check_headers`]) are re-exported at the crate root; feature `rmcp`
+//! adds `mrtr_guard::rmcp`, the adapter to the official Rust SDK.
+//!
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]
 
 mod error;
 mod form;
+mod runtime;
 mod state;
 mod validate;
+mod wire;
+
+#[cfg(feature = "rmcp")]
+pub mod rmcp;
 
 /// The README's examples run as doctests.
 #[cfg(doctest)]
@@ -97,6 +110,16 @@ pub use state::{
 pub use state::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 // errors on the wire
 pub use error::RpcError;
+// wire: MCP 2026-07-28 types and HTTP header checks
+pub use wire::{
+    CallParams, ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
+    HeaderCheck, InputRequest, InputRequests, InputRequiredResult, InputResponse, InputResponses,
+    ListRootsResult, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
+    PROTOCOL_VERSION, RequestMeta, ResultType, Root, RootsRequest, SamplingRequest, check_headers,
+    decode_header_value, screen_body,
+};
+// runtime: the write-once multi-round handler
+pub use runtime::{Call, Clock, FixedClock, Flow, Reply, Response, Round, Stop, SystemClock};
 // form: forms and their requestedSchema
 pub use form::{Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format};
 // validate: the strict answer validator

@@ -1,0 +1,372 @@
+//! Feature `rmcp`: the runtime inside an [`rmcp`](::rmcp) server handler.
+//!
+//! `rmcp` 3.11 speaks MCP 2026-07-28 natively: it checks the standard HTTP
+//! headers and `_meta`, serves stateless Streamable HTTP, and lets a handler
+//! return `input_required`. This module supplies the rest:
+//!
+//! - [`RmcpFlow::tool_round`] (and the prompt and resource twins) turns a
+//!   request and its [`RequestContext`] into a [`Round`]: it reads the
+//!   per-request capabilities from `_meta`, the retry fields, and the
+//!   principal from the request's HTTP parts through your function;
+//! - [`tool_response`] (and twins) turns the handler's result into `rmcp`'s
+//!   complete or input-required response;
+//! - [`error_data`] maps an [`RpcError`] onto [`ErrorData`], code, message
+//!   and data unchanged;
+//! - [`custom_request_error`] fixes an `rmcp` gap: a `tools/call` whose
+//!   `inputResponses` or `requestState` does not fit `rmcp`'s types falls
+//!   through to `on_custom_request`, whose default answers `-32601` (HTTP
+//!   404). Return this from your `on_custom_request` to answer `-32602`;
+//! - duplicate JSON keys: `rmcp` parses bodies with `serde_json`, which keeps
+//!   the last of two equal keys. Screen the raw body with
+//!   [`screen_body`](crate::screen_body) in front of `rmcp` (the examples do
+//!   it in an axum middleware).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! use mrtr_guard::rmcp::{RmcpFlow, tool_response};
+//! use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, StateCodec};
+//! use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
+//! use rmcp::service::{RequestContext, RoleServer};
+//! use rmcp::ErrorData;
+//!
+//! async fn ship(
+//!     flow: &RmcpFlow,
+//!     form: &Form,
+//!     params: CallToolRequestParams,
+//!     cx: RequestContext<RoleServer>,
+//! ) -> Result<CallToolResponse, ErrorData> {
+//!     let mut round = flow.tool_round(&params, &cx)?;
+//!     let result = round.require("ship", form).and_then(|answers| {
+//!         let number = answers.str("trackingNumber")?;
+//!         Ok(CallToolResult::success(vec![ContentBlock::text(format!("Shipped as {number}."))]))
+//!     });
+//!     tool_response(round, result)
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let key = MasterKey::from_bytes(&[7; 32])?;
+//! let codec = StateCodec::builder("http://127.0.0.1:8080/mcp", KeyRing::new(key)).build()?;
+//! let flow = RmcpFlow::new(Flow::new(codec), |parts| {
+//!     // Your authentication: here, whatever an auth layer put into the request.
+//!     parts.extensions.get::<String>().cloned()
+//! });
+//! # let _ = (flow, ship);
+//! # Ok(())
+//! # }
+//! ```
+
+use std::fmt;
+use std::sync::Arc;
+
+use ::rmcp::ErrorData;
+use ::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, PromptMessage,
+    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role,
+};
+use ::rmcp::service::{RequestContext, RoleServer};
+use serde_json::{Map, Value};
+
+use crate::RpcError;
+use crate::runtime::{Call, Flow, Response, Round, Stop};
+use crate::state::Method;
+use crate::wire::{
+    CallParams, ClientCapabilities, InputRequiredResult, InputResponses, RequestMeta,
+};
+
+/// Derives the principal from a request's HTTP parts (headers, and
+/// extensions an authentication layer inserted). `None` means anonymous.
+pub type PrincipalFn = dyn Fn(&http::request::Parts) -> Option<String> + Send + Sync;
+
+/// A [`Flow`] and the way to find who is calling: what an `rmcp` server
+/// handler keeps (cheap to clone; `rmcp` builds a handler per request in
+/// stateless mode).
+#[derive(Clone)]
+pub struct RmcpFlow {
+    flow: Arc<Flow>,
+    principal: Arc<PrincipalFn>,
+}
+
+impl RmcpFlow {
+    /// A flow whose principal comes from `principal`, applied to the HTTP
+    /// request's parts.
+    ///
+    /// <div class="warning">The principal must come from real
+    /// authentication (a verified OAuth token's subject, a session). A value
+    /// the client states about itself binds the state to nothing.</div>
+    pub fn new(
+        flow: Flow,
+        principal: impl Fn(&http::request::Parts) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            flow: Arc::new(flow),
+            principal: Arc::new(principal),
+        }
+    }
+
+    /// A flow for anonymous tools: every call has no principal. Its codec
+    /// must be built with
+    /// [`allow_anonymous`](crate::CodecBuilder::allow_anonymous).
+    pub fn anonymous(flow: Flow) -> Self {
+        Self::new(flow, |_| None)
+    }
+
+    /// The flow.
+    pub fn flow(&self) -> &Flow {
+        &self.flow
+    }
+
+    /// The round of a `tools/call`.
+    ///
+    /// # Errors
+    ///
+    /// `-32602` for malformed `inputResponses` or `_meta`;
+    /// `-32602` [`RpcError::invalid_request_state`] for a state that does
+    /// not open.
+    pub fn tool_round(
+        &self,
+        params: &CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Round<'_>, ErrorData> {
+        let call = CallParams::new(Method::ToolsCall, params.name.as_ref(), meta(cx)?);
+        let call = match &params.arguments {
+            Some(arguments) => call.with_arguments(arguments.clone()),
+            None => call,
+        };
+        self.round(
+            call,
+            params.input_responses.as_ref(),
+            params.request_state.as_deref(),
+            cx,
+        )
+    }
+
+    /// The round of a `prompts/get`.
+    ///
+    /// # Errors
+    ///
+    /// As [`tool_round`](Self::tool_round).
+    pub fn prompt_round(
+        &self,
+        params: &GetPromptRequestParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Round<'_>, ErrorData> {
+        let call = CallParams::new(Method::PromptsGet, params.name.as_str(), meta(cx)?);
+        let call = match &params.arguments {
+            Some(arguments) => call.with_arguments(arguments.clone()),
+            None => call,
+        };
+        self.round(
+            call,
+            params.input_responses.as_ref(),
+            params.request_state.as_deref(),
+            cx,
+        )
+    }
+
+    /// The round of a `resources/read`.
+    ///
+    /// # Errors
+    ///
+    /// As [`tool_round`](Self::tool_round).
+    pub fn resource_round(
+        &self,
+        params: &ReadResourceRequestParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Round<'_>, ErrorData> {
+        let call = CallParams::new(Method::ResourcesRead, params.uri.as_str(), meta(cx)?);
+        self.round(
+            call,
+            params.input_responses.as_ref(),
+            params.request_state.as_deref(),
+            cx,
+        )
+    }
+
+    fn round(
+        &self,
+        call: CallParams,
+        responses: Option<&::rmcp::model::InputResponses>,
+        state: Option<&str>,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Round<'_>, ErrorData> {
+        let call = match responses {
+            Some(responses) => {
+                let raw: Map<String, Value> = responses
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                call.with_input_responses(
+                    InputResponses::from_json(&Value::Object(raw)).map_err(error_data)?,
+                )
+            }
+            None => call,
+        };
+        let call = match state {
+            Some(state) => call.with_request_state(state),
+            None => call,
+        };
+        let principal = cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| (self.principal)(parts));
+        let call = match principal {
+            Some(principal) => Call::new(call).with_principal(principal),
+            None => Call::new(call),
+        };
+        self.flow.round(call).map_err(error_data)
+    }
+}
+
+impl fmt::Debug for RmcpFlow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RmcpFlow")
+            .field("flow", &self.flow)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Ends a tool round: the handler's result, or the input-required result
+/// with this round's asks. A declined or cancelled [`Round::require`] ends
+/// with a plain, non-error text result saying so.
+///
+/// # Errors
+///
+/// As [`Round::complete`], as [`ErrorData`].
+pub fn tool_response(
+    round: Round<'_>,
+    result: Result<CallToolResult, Stop>,
+) -> Result<CallToolResponse, ErrorData> {
+    Ok(match round.complete(result).map_err(error_data)? {
+        Response::Complete(result) => CallToolResponse::Complete(result),
+        Response::InputRequired(asked) => CallToolResponse::InputRequired(input_required(&asked)?),
+        Response::Declined { .. } => text_result("The request was declined."),
+        Response::Cancelled { .. } => text_result("The request was cancelled."),
+    })
+}
+
+/// Ends a prompt round (see [`tool_response`]); a decline or cancel becomes
+/// a one-message prompt saying so.
+///
+/// # Errors
+///
+/// As [`Round::complete`], as [`ErrorData`].
+pub fn prompt_response(
+    round: Round<'_>,
+    result: Result<GetPromptResult, Stop>,
+) -> Result<GetPromptResponse, ErrorData> {
+    let said = |text: &str| {
+        GetPromptResponse::Complete(GetPromptResult::new(vec![PromptMessage::new_text(
+            Role::User,
+            text,
+        )]))
+    };
+    Ok(match round.complete(result).map_err(error_data)? {
+        Response::Complete(result) => GetPromptResponse::Complete(result),
+        Response::InputRequired(asked) => GetPromptResponse::InputRequired(input_required(&asked)?),
+        Response::Declined { .. } => said("The request was declined."),
+        Response::Cancelled { .. } => said("The request was cancelled."),
+    })
+}
+
+/// Ends a resource round (see [`tool_response`]); a decline or cancel reads
+/// as an empty resource.
+///
+/// # Errors
+///
+/// As [`Round::complete`], as [`ErrorData`].
+pub fn resource_response(
+    round: Round<'_>,
+    result: Result<ReadResourceResult, Stop>,
+) -> Result<ReadResourceResponse, ErrorData> {
+    Ok(match round.complete(result).map_err(error_data)? {
+        Response::Complete(result) => ReadResourceResponse::Complete(result),
+        Response::InputRequired(asked) => {
+            ReadResourceResponse::InputRequired(input_required(&asked)?)
+        }
+        Response::Declined { .. } | Response::Cancelled { .. } => {
+            ReadResourceResponse::Complete(ReadResourceResult::new(Vec::new()))
+        }
+    })
+}
+
+/// Our [`InputRequiredResult`] as `rmcp`'s.
+///
+/// # Errors
+///
+/// An internal error if `rmcp` cannot represent it (it represents every
+/// request this crate builds).
+pub fn input_required(
+    result: &InputRequiredResult,
+) -> Result<::rmcp::model::InputRequiredResult, ErrorData> {
+    serde_json::from_value(result.to_json()).map_err(|_| error_data(RpcError::internal_error()))
+}
+
+/// An [`RpcError`] as `rmcp`'s [`ErrorData`]: same code, message and data.
+pub fn error_data(error: RpcError) -> ErrorData {
+    let code = i32::try_from(error.code()).unwrap_or(ErrorCode::INTERNAL_ERROR.0);
+    ErrorData::new(
+        ErrorCode(code),
+        error.message().to_owned(),
+        error.data().cloned(),
+    )
+}
+
+/// What `on_custom_request` should answer. `rmcp` routes a `tools/call`,
+/// `prompts/get` or `resources/read` whose params do not fit its types there
+/// (an `inputResponses` of `"x"`, a `requestState` of `123`); this answers
+/// those with `-32602` (the state error for a bad `requestState`, the
+/// `inputResponses` error for bad responses) and every other method with
+/// `-32601`, as `rmcp` would.
+///
+/// ```
+/// use mrtr_guard::rmcp::custom_request_error;
+/// use rmcp::model::CustomRequest;
+/// use serde_json::json;
+///
+/// let bad = CustomRequest::new("tools/call", Some(json!({"name": "t", "requestState": 123})));
+/// assert_eq!(custom_request_error(&bad).code.0, -32602);
+/// let unknown = CustomRequest::new("tools/frobnicate", None);
+/// assert_eq!(custom_request_error(&unknown).code.0, -32601);
+/// ```
+pub fn custom_request_error(request: &CustomRequest) -> ErrorData {
+    let Some(method) = Method::from_name(&request.method) else {
+        return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method.clone(), None);
+    };
+    let params = request.params.clone().unwrap_or(Value::Null);
+    if params.get("requestState").is_some_and(|s| !s.is_string()) {
+        return error_data(RpcError::invalid_request_state());
+    }
+    if let Some(responses) = params.get("inputResponses")
+        && let Err(error) = InputResponses::from_json(responses)
+    {
+        return error_data(error);
+    }
+    match CallParams::from_json(method, &params) {
+        Err(error) => error_data(error),
+        Ok(_) => error_data(RpcError::invalid_params("invalid params")),
+    }
+}
+
+fn meta(cx: &RequestContext<RoleServer>) -> Result<RequestMeta, ErrorData> {
+    let raw = Value::Object(cx.meta.0.0.clone());
+    let mut params = Map::new();
+    params.insert("_meta".into(), raw);
+    match RequestMeta::from_params(&Value::Object(params)) {
+        Ok(meta) => Ok(meta),
+        // A legacy session (no per-request _meta): rmcp knows its capabilities.
+        Err(_) => {
+            let capabilities = cx
+                .client_capabilities()
+                .and_then(|caps| serde_json::to_value(caps).ok())
+                .and_then(|caps| ClientCapabilities::from_json(&caps).ok())
+                .unwrap_or_default();
+            Ok(RequestMeta::new("", capabilities))
+        }
+    }
+}
+
+fn text_result(text: &str) -> CallToolResponse {
+    CallToolResponse::Complete(CallToolResult::success(vec![ContentBlock::text(text)]))
+}

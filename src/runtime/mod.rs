@@ -1,0 +1,167 @@
+//! The write-once multi-round handler: [`Flow`] (once per server) and
+//! [`Round`] (once per incoming call).
+//!
+//! A handler runs top-down on every round. It reads answers first; asks only
+//! for what is still missing; and finishes when all is in:
+//!
+//! ```
+//! use std::sync::Arc;
+//!
+//! use mrtr_guard::{
+//!     CallParams, ClientCapabilities, Field, FixedClock, Flow, Form, KeyRing, MasterKey, Method,
+//!     RequestMeta, Response, StateCodec, Stop, Call,
+//! };
+//! use serde_json::json;
+//! use time::OffsetDateTime;
+//!
+//! let key = MasterKey::from_bytes(&[7; 32])?;
+//! let codec = StateCodec::builder("https://mcp.example.com/mcp", KeyRing::new(key)).build()?;
+//! let flow = Flow::new(codec);
+//! let ship = Form::builder("Where should we ship?")
+//!     .field(Field::string("trackingNumber").required())
+//!     .build()?;
+//!
+//! // The handler: the same code serves every round.
+//! let handler = |round: &mut mrtr_guard::Round<'_>| -> Result<String, Stop> {
+//!     let answers = round.require("ship", &ship)?;
+//!     Ok(format!("Shipped as {}.", answers.str("trackingNumber")?))
+//! };
+//!
+//! // Round 1: no state, so the form is asked.
+//! let meta = RequestMeta::new("2026-07-28", ClientCapabilities::none().with_elicitation_form());
+//! let call = || Call::new(CallParams::new(Method::ToolsCall, "ShipOrder", meta.clone())).with_principal("ada");
+//! let Response::InputRequired(asked) = flow.run(call(), handler)? else { unreachable!() };
+//! let state = asked.request_state().unwrap_or_default().to_owned();
+//!
+//! // Round 2: the client answers and echoes the state.
+//! let answers = mrtr_guard::InputResponses::from_json(&json!({
+//!     "ship": {"action": "accept", "content": {"trackingNumber": "1Z999"}}}))?;
+//! let retry = Call::new(CallParams::new(Method::ToolsCall, "ShipOrder", meta.clone())
+//!     .with_input_responses(answers)
+//!     .with_request_state(state))
+//!     .with_principal("ada");
+//! assert_eq!(flow.run(retry, handler)?, Response::Complete("Shipped as 1Z999.".to_owned()));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod clock;
+mod reply;
+mod round;
+
+use std::sync::Arc;
+
+pub use clock::{Clock, FixedClock, SystemClock};
+pub use reply::{Reply, Response, Stop};
+pub use round::Round;
+
+use crate::RpcError;
+use crate::state::StateCodec;
+use crate::wire::CallParams;
+
+/// Everything a server needs to run multi-round calls: the `requestState`
+/// codec (with its key ring, policy, audience and optional replay guard) and a
+/// clock. Build one per server and share it.
+#[derive(Debug)]
+pub struct Flow {
+    codec: StateCodec,
+    clock: Arc<dyn Clock>,
+}
+
+impl Flow {
+    /// A flow over `codec`, on the system clock.
+    #[must_use]
+    pub fn new(codec: StateCodec) -> Self {
+        Self {
+            codec,
+            clock: Arc::new(SystemClock),
+        }
+    }
+
+    /// Replaces the clock (tests pin time with a [`FixedClock`]).
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The codec.
+    #[must_use]
+    pub fn codec(&self) -> &StateCodec {
+        &self.codec
+    }
+
+    /// Starts handling one call: verifies its `requestState`, if any, against
+    /// the call's principal, method, target and arguments.
+    ///
+    /// A call without `requestState` is round 1, whatever `inputResponses` it
+    /// carries.
+    ///
+    /// # Errors
+    ///
+    /// [`RpcError::invalid_request_state`] when the state does not open, for
+    /// any reason (forged, bound to another call or user, expired, past the
+    /// flow's deadline or round cap, replayed).
+    pub fn round(&self, call: Call) -> Result<Round<'_>, RpcError> {
+        Round::open(self, call)
+    }
+
+    /// Runs a synchronous handler for one call: [`round`](Self::round), the
+    /// handler, [`Round::complete`].
+    ///
+    /// # Errors
+    ///
+    /// As [`round`](Self::round) and [`Round::complete`], and any
+    /// [`Stop::Failed`] the handler returns.
+    pub fn run<T, F>(&self, call: Call, handler: F) -> Result<Response<T>, RpcError>
+    where
+        F: FnOnce(&mut Round<'_>) -> Result<T, Stop>,
+    {
+        let mut round = self.round(call)?;
+        let result = handler(&mut round);
+        round.complete(result)
+    }
+
+    pub(crate) fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+}
+
+/// One incoming call: its parsed params and the principal your
+/// authentication established for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    params: CallParams,
+    principal: Option<String>,
+}
+
+impl Call {
+    /// An anonymous call (tokens for it open only on a codec built with
+    /// [`allow_anonymous`](crate::CodecBuilder::allow_anonymous)).
+    #[must_use]
+    pub fn new(params: CallParams) -> Self {
+        Self {
+            params,
+            principal: None,
+        }
+    }
+
+    /// Sets the authenticated principal: a stable user id from your
+    /// authentication layer, never a value the client reports about itself.
+    #[must_use]
+    pub fn with_principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
+    /// The params.
+    #[must_use]
+    pub fn params(&self) -> &CallParams {
+        &self.params
+    }
+
+    /// The principal, if any.
+    #[must_use]
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+}

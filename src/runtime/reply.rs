@@ -1,0 +1,134 @@
+//! What an ask gives the handler, how a handler stops early, and what a round
+//! ends with.
+
+use std::fmt;
+
+use crate::RpcError;
+use crate::validate::{AnswerError, BindError, Report};
+use crate::wire::InputRequiredResult;
+
+/// The state of one question in this round.
+///
+/// Only [`Accepted`](Self::Accepted), [`Declined`](Self::Declined) and
+/// [`Cancelled`](Self::Cancelled) are answers; they are final for the flow and
+/// carried forward sealed. [`Pending`](Self::Pending) and
+/// [`Invalid`](Self::Invalid) mean the question is in this round's
+/// `inputRequests`. [`Unsupported`](Self::Unsupported) means the client did
+/// not declare the capability the question needs, so nothing was asked.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Reply<T> {
+    /// The answer, checked: validated form answers, a URL-mode consent, a
+    /// sampled message, the client's roots.
+    Accepted(T),
+    /// The user explicitly refused (elicitation only).
+    Declined,
+    /// The user dismissed the request (elicitation only).
+    Cancelled,
+    /// The answer broke the form's rules; the form is asked again.
+    Invalid(Report),
+    /// Not answered yet; asked in this round.
+    Pending,
+    /// The client cannot be asked this; nothing was asked.
+    Unsupported,
+}
+
+impl<T> Reply<T> {
+    /// The accepted answer, if any.
+    pub fn accepted(self) -> Option<T> {
+        match self {
+            Self::Accepted(value) => Some(value),
+            _ => None,
+        }
+    }
+
+    /// Whether the question is in this round's `inputRequests`.
+    pub fn is_asked(&self) -> bool {
+        matches!(self, Self::Pending | Self::Invalid(_))
+    }
+}
+
+/// Why a handler stopped before completing; returned with `?`.
+///
+/// [`Round::require`](crate::Round::require) produces the first three; errors
+/// of answer accessors and binding convert into [`Failed`](Self::Failed).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Stop {
+    /// Input is still needed: answer with this round's `inputRequests`.
+    Ask,
+    /// The user declined the question under `key`.
+    Declined {
+        /// The question's key.
+        key: String,
+    },
+    /// The user cancelled the question under `key`.
+    Cancelled {
+        /// The question's key.
+        key: String,
+    },
+    /// The call fails with this JSON-RPC error.
+    Failed(RpcError),
+}
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Ask => f.write_str("input is still required"),
+            Self::Declined { key } => write!(f, "the user declined {key:?}"),
+            Self::Cancelled { key } => write!(f, "the user cancelled {key:?}"),
+            Self::Failed(error) => write!(f, "the call failed: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for Stop {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Failed(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<RpcError> for Stop {
+    fn from(error: RpcError) -> Self {
+        Self::Failed(error)
+    }
+}
+
+impl From<AnswerError> for Stop {
+    /// A typed accessor failed on validated answers: a server bug (asking for
+    /// a field the form does not have, or of another kind). The client gets
+    /// an internal error; nothing else.
+    fn from(_: AnswerError) -> Self {
+        Self::Failed(RpcError::internal_error())
+    }
+}
+
+impl From<BindError> for Stop {
+    /// Validated answers did not fit the server's own type: a server bug.
+    fn from(_: BindError) -> Self {
+        Self::Failed(RpcError::internal_error())
+    }
+}
+
+/// What a round ends with (see [`Round::complete`](crate::Round::complete)).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Response<T> {
+    /// The handler's result; send it with `resultType: "complete"`.
+    Complete(T),
+    /// Send this `InputRequiredResult`.
+    InputRequired(InputRequiredResult),
+    /// A required question was declined; the flow ends without error.
+    Declined {
+        /// The question's key.
+        key: String,
+    },
+    /// A required question was cancelled; the flow ends without error.
+    Cancelled {
+        /// The question's key.
+        key: String,
+    },
+}

@@ -1,0 +1,36 @@
+//! MCP 2026-07-28 wire types for Multi Round-Trip Requests, and the HTTP
+//! header checks of the Streamable HTTP transport.
+//!
+//! Every type here is plain serde over the exact wire names of the
+//! specification. Unions the schema leaves untagged (an `inputResponses`
+//! value, the mode of an elicitation) are told apart by which keys are
+//! present, never by trying serde variants in order.
+
+mod capabilities;
+mod http;
+mod params;
+mod request;
+mod response;
+mod result;
+
+pub use capabilities::ClientCapabilities;
+pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
+pub use params::{CallParams, RequestMeta};
+pub use request::{ElicitRequest, InputRequest, InputRequests, RootsRequest, SamplingRequest};
+pub use response::{
+    CreateMessageResult, ElicitAction, ElicitResult, InputResponse, InputResponses,
+    ListRootsResult, Root,
+};
+pub use result::{InputRequiredResult, ResultType};
+
+/// The protocol revision this crate implements.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// The `_meta` key of the protocol version every 2026-07-28 request carries.
+pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// The `_meta` key of the client capabilities every 2026-07-28 request carries.
+pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// The `_meta` key of the (self-reported, untrusted) client information.
+pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";

@@ -1,0 +1,293 @@
+//! The params of a call that may return `input_required`, retry fields and
+//! `_meta` included.
+
+use serde_json::{Map, Value};
+
+use crate::RpcError;
+use crate::state::Method;
+use crate::wire::{
+    ClientCapabilities, InputResponses, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
+};
+
+/// The per-request protocol fields of `params._meta`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestMeta {
+    protocol_version: String,
+    capabilities: ClientCapabilities,
+}
+
+impl RequestMeta {
+    /// A `_meta` with this version and these capabilities.
+    #[must_use]
+    pub fn new(protocol_version: impl Into<String>, capabilities: ClientCapabilities) -> Self {
+        Self {
+            protocol_version: protocol_version.into(),
+            capabilities,
+        }
+    }
+
+    /// Reads `params._meta` of a 2026-07-28 request.
+    ///
+    /// ```
+    /// use mrtr_guard::RequestMeta;
+    /// use serde_json::json;
+    ///
+    /// let meta = RequestMeta::from_params(&json!({"_meta": {
+    ///     "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    ///     "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}}))?;
+    /// assert!(meta.capabilities().elicitation_form());
+    ///
+    /// let missing = RequestMeta::from_params(&json!({})).unwrap_err();
+    /// assert_eq!((missing.code(), missing.http_status()), (-32602, 400));
+    /// # Ok::<(), mrtr_guard::RpcError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`RpcError::missing_meta`] (HTTP 400) when `_meta`, its protocol
+    /// version (a string) or its client capabilities (an object) is missing.
+    pub fn from_params(params: &Value) -> Result<Self, RpcError> {
+        let meta = params
+            .get("_meta")
+            .and_then(Value::as_object)
+            .ok_or_else(|| RpcError::missing_meta("_meta"))?;
+        let protocol_version = meta
+            .get(META_PROTOCOL_VERSION)
+            .and_then(Value::as_str)
+            .ok_or_else(|| RpcError::missing_meta(META_PROTOCOL_VERSION))?;
+        let capabilities = meta
+            .get(META_CLIENT_CAPABILITIES)
+            .filter(|c| c.is_object())
+            .ok_or_else(|| RpcError::missing_meta(META_CLIENT_CAPABILITIES))?;
+        Ok(Self {
+            protocol_version: protocol_version.to_owned(),
+            capabilities: ClientCapabilities::from_json(capabilities)?,
+        })
+    }
+
+    /// The protocol version the request declares.
+    #[must_use]
+    pub fn protocol_version(&self) -> &str {
+        &self.protocol_version
+    }
+
+    /// The capabilities the request declares.
+    #[must_use]
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.capabilities
+    }
+}
+
+/// The params of a `tools/call`, `prompts/get` or `resources/read`, read from
+/// untrusted JSON: target, arguments, the retry fields and `_meta`.
+///
+/// ```
+/// use mrtr_guard::{CallParams, Method, RpcError};
+/// use serde_json::json;
+///
+/// let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+///                   "io.modelcontextprotocol/clientCapabilities": {}});
+/// let params = CallParams::from_json(Method::ToolsCall, &json!({
+///     "name": "ShipOrder", "arguments": {}, "requestState": "abc", "_meta": meta}))?;
+/// assert_eq!(params.target(), "ShipOrder");
+/// assert_eq!(params.request_state(), Some("abc"));
+///
+/// // A requestState that is not a string is a bad state, like any other.
+/// let bad = CallParams::from_json(Method::ToolsCall, &json!({
+///     "name": "ShipOrder", "requestState": 123, "_meta": meta})).unwrap_err();
+/// assert_eq!(bad, RpcError::invalid_request_state());
+/// # Ok::<(), RpcError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallParams {
+    method: Method,
+    target: String,
+    arguments: Option<Value>,
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+    meta: RequestMeta,
+}
+
+impl CallParams {
+    /// Reads the params of a call to `method`.
+    ///
+    /// # Errors
+    ///
+    /// [`RpcError::missing_meta`] for a missing `_meta` field;
+    /// [`RpcError::invalid_params`] when params is not an object, the name
+    /// (`uri` for `resources/read`) is not a string, or `arguments` is not an
+    /// object; [`RpcError::invalid_input_responses`] for a malformed
+    /// `inputResponses` (`null` included);
+    /// [`RpcError::invalid_request_state`] when `requestState` is not a string.
+    pub fn from_json(method: Method, params: &Value) -> Result<Self, RpcError> {
+        let object = params
+            .as_object()
+            .ok_or_else(|| RpcError::invalid_params("params must be an object"))?;
+        let meta = RequestMeta::from_params(params)?;
+        let target_key = match method {
+            Method::ResourcesRead => "uri",
+            _ => "name",
+        };
+        let target = object
+            .get(target_key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                RpcError::invalid_params(match method {
+                    Method::ResourcesRead => "params.uri must be a string",
+                    _ => "params.name must be a string",
+                })
+            })?;
+        let arguments = match object.get("arguments") {
+            None => None,
+            Some(Value::Object(arguments)) => Some(Value::Object(arguments.clone())),
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "params.arguments must be an object",
+                ));
+            }
+        };
+        let input_responses = object
+            .get("inputResponses")
+            .map(InputResponses::from_json)
+            .transpose()?;
+        let request_state = match object.get("requestState") {
+            None => None,
+            Some(Value::String(state)) => Some(state.clone()),
+            Some(_) => return Err(RpcError::invalid_request_state()),
+        };
+        Ok(Self {
+            method,
+            target: target.to_owned(),
+            arguments,
+            input_responses,
+            request_state,
+            meta,
+        })
+    }
+
+    /// Params assembled by a host that parsed the request itself (an SDK).
+    #[must_use]
+    pub fn new(method: Method, target: impl Into<String>, meta: RequestMeta) -> Self {
+        Self {
+            method,
+            target: target.into(),
+            arguments: None,
+            input_responses: None,
+            request_state: None,
+            meta,
+        }
+    }
+
+    /// Sets `arguments`.
+    #[must_use]
+    pub fn with_arguments(mut self, arguments: Map<String, Value>) -> Self {
+        self.arguments = Some(Value::Object(arguments));
+        self
+    }
+
+    /// Sets `inputResponses`.
+    #[must_use]
+    pub fn with_input_responses(mut self, responses: InputResponses) -> Self {
+        self.input_responses = Some(responses);
+        self
+    }
+
+    /// Sets `requestState`.
+    #[must_use]
+    pub fn with_request_state(mut self, state: impl Into<String>) -> Self {
+        self.request_state = Some(state.into());
+        self
+    }
+
+    /// The method.
+    #[must_use]
+    pub fn method(&self) -> Method {
+        self.method
+    }
+
+    /// The tool or prompt name, or the resource URI.
+    #[must_use]
+    pub fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The arguments, if present.
+    #[must_use]
+    pub fn arguments(&self) -> Option<&Value> {
+        self.arguments.as_ref()
+    }
+
+    /// The `inputResponses`, if present.
+    #[must_use]
+    pub fn input_responses(&self) -> Option<&InputResponses> {
+        self.input_responses.as_ref()
+    }
+
+    /// The `requestState`, if present.
+    #[must_use]
+    pub fn request_state(&self) -> Option<&str> {
+        self.request_state.as_deref()
+    }
+
+    /// The `_meta` protocol fields.
+    #[must_use]
+    pub fn meta(&self) -> &RequestMeta {
+        &self.meta
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn meta() -> Value {
+        json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}})
+    }
+
+    #[test]
+    fn missing_meta_fields_are_400() {
+        for params in [
+            json!({"name": "t"}),
+            json!({"name": "t", "_meta": {}}),
+            json!({"name": "t", "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            json!({"name": "t", "_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+            json!({"name": "t", "_meta": {"io.modelcontextprotocol/protocolVersion": 1,
+                                          "io.modelcontextprotocol/clientCapabilities": {}}}),
+        ] {
+            let error = CallParams::from_json(Method::ToolsCall, &params).unwrap_err();
+            assert_eq!(
+                (error.code(), error.http_status()),
+                (-32602, 400),
+                "{params}"
+            );
+        }
+    }
+
+    #[test]
+    fn shapes_are_checked() {
+        let call = |p: Value| CallParams::from_json(Method::ResourcesRead, &p);
+        let ok = call(json!({"uri": "file:///a", "_meta": meta()})).unwrap();
+        assert_eq!((ok.target(), ok.arguments()), ("file:///a", None));
+        assert_eq!(
+            call(json!({"name": "a", "_meta": meta()}))
+                .unwrap_err()
+                .code(),
+            -32602
+        );
+        let tool = |p: Value| CallParams::from_json(Method::ToolsCall, &p);
+        assert_eq!(
+            tool(json!({"name": "t", "arguments": [], "_meta": meta()}))
+                .unwrap_err()
+                .code(),
+            -32602
+        );
+        assert_eq!(
+            tool(json!({"name": "t", "inputResponses": null, "_meta": meta()})).unwrap_err(),
+            RpcError::invalid_input_responses()
+        );
+        assert!(tool(json!([])).is_err());
+    }
+}

@@ -1,0 +1,380 @@
+//! `inputRequests`: what a server asks the client to do before it retries.
+
+use std::collections::BTreeMap;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value, json};
+
+use crate::wire::ClientCapabilities;
+
+/// The `inputRequests` map: server-chosen keys, one request each.
+pub type InputRequests = BTreeMap<String, InputRequest>;
+
+/// One embedded request of `inputRequests`: `{"method": ..., "params": ...}`,
+/// with no `jsonrpc` and no `id`.
+///
+/// The method is the tag; the elicitation mode is told apart by its `mode`
+/// key (absent or `"form"` is form mode, `"url"` is URL mode, anything else is
+/// refused).
+///
+/// ```
+/// use mrtr_guard::{ElicitRequest, InputRequest};
+/// use serde_json::json;
+///
+/// let ask = InputRequest::Elicitation(ElicitRequest::url(
+///     "Please set your API key",
+///     "https://mcp.example.com/ui/set_api_key",
+/// ));
+/// assert_eq!(
+///     serde_json::to_value(&ask)?,
+///     json!({"method": "elicitation/create", "params": {
+///         "mode": "url", "message": "Please set your API key",
+///         "url": "https://mcp.example.com/ui/set_api_key"}})
+/// );
+/// assert_eq!(serde_json::from_value::<InputRequest>(serde_json::to_value(&ask)?)?, ask);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum InputRequest {
+    /// `elicitation/create`.
+    Elicitation(ElicitRequest),
+    /// `sampling/createMessage` (deprecated by SEP-2577, still functional).
+    Sampling(SamplingRequest),
+    /// `roots/list` (deprecated by SEP-2577, still functional).
+    Roots(RootsRequest),
+}
+
+impl InputRequest {
+    /// The JSON-RPC method name.
+    #[must_use]
+    pub fn method(&self) -> &'static str {
+        match self {
+            Self::Elicitation(_) => "elicitation/create",
+            Self::Sampling(_) => "sampling/createMessage",
+            Self::Roots(_) => "roots/list",
+        }
+    }
+
+    /// The capabilities a client must declare to receive this request.
+    #[must_use]
+    pub fn required_capabilities(&self) -> ClientCapabilities {
+        let none = ClientCapabilities::none();
+        match self {
+            Self::Elicitation(ElicitRequest::Form { .. }) => none.with_elicitation_form(),
+            Self::Elicitation(ElicitRequest::Url { .. }) => none.with_elicitation_url(),
+            Self::Sampling(sampling) if sampling.uses_tools() => none.with_sampling_tools(),
+            Self::Sampling(_) => none.with_sampling(),
+            Self::Roots(_) => none.with_roots(),
+        }
+    }
+
+    /// Whether a client with `capabilities` may receive this request.
+    #[must_use]
+    pub fn allowed_by(&self, capabilities: &ClientCapabilities) -> bool {
+        match self {
+            Self::Elicitation(ElicitRequest::Form { .. }) => capabilities.elicitation_form(),
+            Self::Elicitation(ElicitRequest::Url { .. }) => capabilities.elicitation_url(),
+            Self::Sampling(sampling) => {
+                capabilities.sampling()
+                    && (!sampling.uses_tools() || capabilities.sampling_tools())
+                    && (!sampling.uses_context() || capabilities.sampling_context())
+            }
+            Self::Roots(_) => capabilities.roots(),
+        }
+    }
+
+    /// The request as its `inputRequests` JSON entry.
+    #[must_use]
+    pub fn to_json(&self) -> Value {
+        let params = match self {
+            Self::Elicitation(ElicitRequest::Form {
+                message,
+                requested_schema,
+            }) => Some(
+                json!({"mode": "form", "message": message, "requestedSchema": requested_schema}),
+            ),
+            Self::Elicitation(ElicitRequest::Url { message, url }) => {
+                Some(json!({"mode": "url", "message": message, "url": url}))
+            }
+            Self::Sampling(sampling) => Some(Value::Object(sampling.params.clone())),
+            Self::Roots(_) => None,
+        };
+        let mut entry = Map::new();
+        entry.insert("method".into(), Value::from(self.method()));
+        if let Some(params) = params {
+            entry.insert("params".into(), params);
+        }
+        Value::Object(entry)
+    }
+
+    fn from_json(value: &Value) -> Result<Self, String> {
+        let entry = value
+            .as_object()
+            .ok_or("an input request must be an object")?;
+        let method = entry
+            .get("method")
+            .and_then(Value::as_str)
+            .ok_or("an input request needs a string method")?;
+        let params = entry.get("params");
+        let object = |what: &str| -> Result<&Map<String, Value>, String> {
+            params
+                .and_then(Value::as_object)
+                .ok_or_else(|| format!("{what} needs params"))
+        };
+        let string = |params: &Map<String, Value>, key: &str| -> Result<String, String> {
+            params
+                .get(key)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| format!("elicitation params need a string {key}"))
+        };
+        match method {
+            "elicitation/create" => {
+                let params = object("elicitation/create")?;
+                match params.get("mode").map(|m| m.as_str()) {
+                    None | Some(Some("form")) => Ok(Self::Elicitation(ElicitRequest::Form {
+                        message: string(params, "message")?,
+                        requested_schema: params
+                            .get("requestedSchema")
+                            .filter(|s| s.is_object())
+                            .cloned()
+                            .ok_or("form elicitation needs a requestedSchema object")?,
+                    })),
+                    Some(Some("url")) => Ok(Self::Elicitation(ElicitRequest::Url {
+                        message: string(params, "message")?,
+                        url: string(params, "url")?,
+                    })),
+                    Some(_) => Err("unknown elicitation mode".into()),
+                }
+            }
+            "sampling/createMessage" => {
+                let params = object("sampling/createMessage")?;
+                if !params.get("messages").is_some_and(Value::is_array)
+                    || !params.get("maxTokens").is_some_and(Value::is_number)
+                {
+                    return Err("sampling params need messages and maxTokens".into());
+                }
+                Ok(Self::Sampling(SamplingRequest {
+                    params: params.clone(),
+                }))
+            }
+            "roots/list" => match params {
+                None | Some(Value::Object(_)) => Ok(Self::Roots(RootsRequest::new())),
+                Some(_) => Err("roots/list params must be an object".into()),
+            },
+            _ => Err("unknown input request method".into()),
+        }
+    }
+}
+
+impl Serialize for InputRequest {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for InputRequest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        Self::from_json(&value).map_err(D::Error::custom)
+    }
+}
+
+/// The params of an `elicitation/create` input request.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ElicitRequest {
+    /// Form mode: the client shows a form built from `requested_schema`.
+    /// Build it from a [`Form`](crate::Form) with
+    /// [`Form::elicit_params`](crate::Form::elicit_params), or let the runtime
+    /// do it.
+    Form {
+        /// What the user is asked.
+        message: String,
+        /// The restricted JSON Schema of the form.
+        requested_schema: Value,
+    },
+    /// URL mode: the client opens `url` (with consent) for an out-of-band
+    /// interaction, such as entering a secret that must not pass through it.
+    Url {
+        /// What the user is asked.
+        message: String,
+        /// The page to open.
+        url: String,
+    },
+}
+
+impl ElicitRequest {
+    /// A form-mode request.
+    pub fn form(message: impl Into<String>, requested_schema: Value) -> Self {
+        Self::Form {
+            message: message.into(),
+            requested_schema,
+        }
+    }
+
+    /// A URL-mode request.
+    ///
+    /// <div class="warning">The URL must not carry credentials or personal
+    /// data, and must not be pre-authenticated; the page must check that the
+    /// user who opens it is the user the request was made for.</div>
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self::Url {
+            message: message.into(),
+            url: url.into(),
+        }
+    }
+}
+
+/// The params of a `sampling/createMessage` input request.
+///
+/// ```
+/// use mrtr_guard::SamplingRequest;
+/// use serde_json::json;
+///
+/// let ask = SamplingRequest::user_text("What is the capital of France?", 100)
+///     .system_prompt("Answer in one word.");
+/// assert_eq!(ask.params()["maxTokens"], json!(100));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct SamplingRequest {
+    params: Map<String, Value>,
+}
+
+impl SamplingRequest {
+    /// One user text message and a token budget.
+    pub fn user_text(text: impl Into<String>, max_tokens: u32) -> Self {
+        let mut params = Map::new();
+        params.insert(
+            "messages".into(),
+            json!([{"role": "user", "content": {"type": "text", "text": text.into()}}]),
+        );
+        params.insert("maxTokens".into(), Value::from(max_tokens));
+        Self { params }
+    }
+
+    /// Sets the system prompt.
+    #[must_use]
+    pub fn system_prompt(self, prompt: impl Into<String>) -> Self {
+        self.param("systemPrompt", Value::from(prompt.into()))
+    }
+
+    /// Sets any other params member (`modelPreferences`, `temperature`,
+    /// `stopSequences`, `tools`, ...), passed through as given.
+    #[must_use]
+    pub fn param(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.params.insert(key.into(), value);
+        self
+    }
+
+    /// The params object.
+    #[must_use]
+    pub fn params(&self) -> &Map<String, Value> {
+        &self.params
+    }
+
+    fn uses_tools(&self) -> bool {
+        self.params.contains_key("tools") || self.params.contains_key("toolChoice")
+    }
+
+    fn uses_context(&self) -> bool {
+        self.params
+            .get("includeContext")
+            .is_some_and(|c| c.as_str() != Some("none"))
+    }
+}
+
+/// The (empty) params of a `roots/list` input request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RootsRequest {}
+
+impl RootsRequest {
+    /// A `roots/list` request.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(value: Value) -> Result<InputRequest, serde_json::Error> {
+        serde_json::from_value(value)
+    }
+
+    #[test]
+    fn mode_is_told_apart_by_key() {
+        let schema = json!({"type": "object", "properties": {}});
+        let no_mode = parse(json!({"method": "elicitation/create",
+            "params": {"message": "m", "requestedSchema": schema}}))
+        .unwrap();
+        assert_eq!(
+            no_mode,
+            InputRequest::Elicitation(ElicitRequest::form("m", schema))
+        );
+        // A URL request with a stray requestedSchema is still a URL request.
+        let url = parse(json!({"method": "elicitation/create",
+            "params": {"mode": "url", "message": "m", "url": "https://x.example", "requestedSchema": {}}}))
+        .unwrap();
+        assert_eq!(
+            url,
+            InputRequest::Elicitation(ElicitRequest::url("m", "https://x.example"))
+        );
+        assert!(
+            parse(
+                json!({"method": "elicitation/create", "params": {"mode": "popup", "message": "m"}})
+            )
+            .is_err()
+        );
+        assert!(
+            parse(
+                json!({"method": "elicitation/create", "params": {"mode": "url", "message": "m"}})
+            )
+            .is_err()
+        );
+        assert!(parse(json!({"method": "tools/call", "params": {}})).is_err());
+    }
+
+    #[test]
+    fn round_trips_and_roots_has_no_params() {
+        let requests = [
+            InputRequest::Elicitation(ElicitRequest::form(
+                "m",
+                json!({"type": "object", "properties": {}}),
+            )),
+            InputRequest::Sampling(SamplingRequest::user_text("q", 10)),
+            InputRequest::Roots(RootsRequest::new()),
+        ];
+        for request in requests {
+            let json = serde_json::to_value(&request).unwrap();
+            assert_eq!(parse(json).unwrap(), request);
+        }
+        assert_eq!(
+            InputRequest::Roots(RootsRequest::new()).to_json(),
+            json!({"method": "roots/list"})
+        );
+    }
+
+    #[test]
+    fn capability_requirements() {
+        let form = ClientCapabilities::none().with_elicitation_form();
+        let url = InputRequest::Elicitation(ElicitRequest::url("m", "https://x.example"));
+        assert!(!url.allowed_by(&form));
+        assert!(url.allowed_by(&form.clone().with_elicitation_url()));
+        let tools =
+            InputRequest::Sampling(SamplingRequest::user_text("q", 1).param("tools", json!([])));
+        assert!(!tools.allowed_by(&ClientCapabilities::none().with_sampling()));
+        assert_eq!(
+            tools.required_capabilities().to_json(),
+            json!({"sampling": {"tools": {}}})
+        );
+        let context = InputRequest::Sampling(
+            SamplingRequest::user_text("q", 1).param("includeContext", json!("thisServer")),
+        );
+        assert!(!context.allowed_by(&ClientCapabilities::none().with_sampling()));
+    }
+}
