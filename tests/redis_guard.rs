@@ -62,6 +62,16 @@ fn unique_prefix(test: &str) -> String {
     format!("mrtr-guard-test:{}-{nanos}:{test}:", std::process::id())
 }
 
+/// The same server, another database index.
+fn with_db(url: &str, db: u32) -> String {
+    let base = url.trim_end_matches('/');
+    let base = base
+        .rsplit_once('/')
+        .filter(|(_, index)| index.parse::<u32>().is_ok())
+        .map_or(base, |(server, _)| server);
+    format!("{base}/{db}")
+}
+
 fn guard(url: &str, prefix: &str) -> RedisReplayGuard {
     RedisReplayGuard::builder(url)
         .key_prefix(prefix)
@@ -244,16 +254,53 @@ fn a_key_that_expired_can_be_set_again_and_px_is_at_least_one_ms() {
 fn a_server_error_fails_closed() {
     let Some(url) = redis_url() else { return };
     // A database index the server does not have: its handshake (SELECT) fails.
-    let base = url.trim_end_matches('/');
-    let base = base
-        .rsplit_once('/')
-        .filter(|(_, db)| db.parse::<u32>().is_ok())
-        .map_or(base, |(b, _)| b);
-    let guard = guard(&format!("{base}/9999"), &unique_prefix("db"));
+    let guard = guard(&with_db(&url, 9999), &unique_prefix("db"));
     let codec = instance(Arc::new(guard));
     let error = codec.open::<()>(&token(), &binding()).unwrap_err();
     let StateError::ReplayGuard(ReplayError::Unavailable(why)) = &error else {
         panic!("expected a replay-guard failure, got {error:?}");
     };
     assert_eq!(why, "redis answered with error ERR");
+}
+
+#[test]
+fn a_dropped_idle_connection_is_replaced() {
+    let Some(url) = redis_url() else { return };
+    // Database 5 is used by this test alone, so its connections can be told apart.
+    let guard = Arc::new(
+        RedisReplayGuard::builder(with_db(&url, 5))
+            .key_prefix(unique_prefix("stale"))
+            .max_idle(1)
+            .build()
+            .unwrap(),
+    );
+    assert_eq!(guard.ping(), Ok(()), "one idle connection now");
+
+    // Redis closes it (as after a restart, or a proxy's idle timeout).
+    let mut admin = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let clients: String = redis::cmd("CLIENT").arg("LIST").query(&mut admin).unwrap();
+    let ids: Vec<&str> = clients
+        .lines()
+        .filter(|line| line.split(' ').any(|field| field == "db=5"))
+        .filter_map(|line| line.split(' ').find_map(|field| field.strip_prefix("id=")))
+        .collect();
+    assert_eq!(ids.len(), 1, "{clients}");
+    let _: i64 = redis::cmd("CLIENT")
+        .arg("KILL")
+        .arg("ID")
+        .arg(ids[0])
+        .query(&mut admin)
+        .unwrap();
+
+    // The next token is not refused for it: the guard reconnects once.
+    let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
+    let token = token();
+    assert_eq!(codec.open::<()>(&token, &binding()).err(), None);
+    assert_eq!(
+        codec.open::<()>(&token, &binding()).err(),
+        Some(StateError::Replayed)
+    );
 }

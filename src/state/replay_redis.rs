@@ -20,7 +20,8 @@ use crate::state::replay::{ReplayError, ReplayGuard};
 /// Give every instance's codec a guard on the same Redis and a token opens
 /// once across all of them. The guard connects lazily, keeps a few idle
 /// connections for reuse, and drops a connection after any failure (the next
-/// call reconnects).
+/// call reconnects). An idle connection found closed (Redis restarted) is
+/// replaced at once, and the command sent again on the new one.
 ///
 /// It fails closed: when Redis cannot be reached in time, or answers in error,
 /// `consume` returns [`ReplayError::Unavailable`] and the codec refuses the
@@ -109,17 +110,32 @@ impl RedisReplayGuard {
     /// Runs `command` on an idle connection (or a new one), returns the
     /// connection to the pool when the command succeeded and drops it when
     /// it failed.
+    ///
+    /// An idle connection may have died since its last use (Redis restarted,
+    /// a proxy closed it): when one fails with a dropped connection, the
+    /// command is sent once more on a new connection. That cannot accept a
+    /// token twice: `SET NX` answers `OK` once per key, whichever connection
+    /// carries it.
     fn with_connection(
         &self,
-        command: impl FnOnce(&mut Connection) -> Result<Value, RedisError>,
+        command: impl Fn(&mut Connection) -> Result<Value, RedisError>,
     ) -> Result<Value, ReplayError> {
         let pooled = self.lock_idle().pop();
-        let mut conn = match pooled {
-            Some(conn) => conn,
-            None => self.connect()?,
+        let result = match pooled {
+            Some(mut conn) => match command(&mut conn) {
+                Err(error) if is_stale(&error) => {
+                    let mut fresh = self.connect()?;
+                    command(&mut fresh).map(|value| (value, fresh))
+                }
+                other => other.map(|value| (value, conn)),
+            },
+            None => {
+                let mut fresh = self.connect()?;
+                command(&mut fresh).map(|value| (value, fresh))
+            }
         };
-        match command(&mut conn) {
-            Ok(value) => {
+        match result {
+            Ok((value, conn)) => {
                 let mut idle = self.lock_idle();
                 if idle.len() < self.max_idle {
                     idle.push(conn);
@@ -324,6 +340,12 @@ fn unavailable(error: &RedisError) -> ReplayError {
         }
     };
     ReplayError::Unavailable(why)
+}
+
+/// Whether a pooled connection failed because it was already closed, as
+/// opposed to Redis being slow or answering in error.
+fn is_stale(error: &RedisError) -> bool {
+    error.is_connection_dropped()
 }
 
 /// Whether a server error code is a short upper-case word, safe to log.
