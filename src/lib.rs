@@ -33,7 +33,8 @@
 //!
 //! - **Replay within the TTL without a replay guard.** The binding and TTL
 //!   bound replay; only a [`ReplayGuard`] prevents it, and one process' guard
-//!   does not see another's.
+//!   does not see another's (several instances share `RedisReplayGuard`,
+//!   feature `redis`).
 //! - **Revocation.** A token stays valid until it expires; rotate the key
 //!   (drop it from the ring) to kill every token minted with it.
 //! - **A leaked master key.** Whoever holds it mints tokens for anyone.
@@ -79,6 +80,14 @@
 //! ([`check_headers`]) are re-exported at the crate root; feature `rmcp`
 //! adds `mrtr_guard::rmcp`, the adapter to the official Rust SDK.
 //!
+//! # Operations
+//!
+//! Feature `redis` adds `RedisReplayGuard`, single use across the instances of
+//! a server through one Redis, failing closed. Feature `cli` builds
+//! `mrtr-guard`, the operator's tool: `keygen`, `inspect` (a token's
+//! structure, with no key: [`TokenInfo`]) and `open` (why a token does or does
+//! not open for a call).
+//!
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]
@@ -103,8 +112,11 @@ struct ReadmeDoctests;
 pub use state::{
     Binding, Claims, CodecBuilder, ConfigError, Contents, FlowId, JsonDigest, KeyError, KeyId,
     KeyRing, MIN_MASTER_KEY_LEN, MasterKey, MemoryReplayGuard, Method, MintError, Mode, Policy,
-    ReplayError, ReplayGuard, StateCodec, StateError,
+    ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
 };
+// state, feature `redis`: the replay guard shared by several instances
+#[cfg(feature = "redis")]
+pub use state::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 // errors on the wire
 pub use error::RpcError;
 // wire: MCP 2026-07-28 types and HTTP header checks

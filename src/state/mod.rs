@@ -5,8 +5,11 @@ mod canonical;
 mod claims;
 mod error;
 mod format;
+mod info;
 mod keys;
 mod replay;
+#[cfg(feature = "redis")]
+mod replay_redis;
 #[cfg(test)]
 mod vectors;
 
@@ -25,8 +28,11 @@ pub use binding::{Binding, JsonDigest, Method};
 pub use claims::{Claims, Contents, FlowId};
 pub use error::{ConfigError, MintError, StateError};
 pub use format::Mode;
+pub use info::TokenInfo;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
+#[cfg(feature = "redis")]
+pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 
 use claims::Meta;
 use format::{NONCE_LEN, RawToken, SplitError};

@@ -1,0 +1,449 @@
+//! Feature `redis`: a [`ReplayGuard`] shared by every instance of a server.
+//!
+//! Each consumed (flow id, round) becomes one Redis key, written with
+//! `SET key 1 NX PX <ms until the token expires>`: the first instance to set
+//! it wins, every later attempt (on any instance) is a replay, and Redis
+//! forgets the key when the token could no longer open anyway.
+
+use std::fmt;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use redis::{Client, Connection, RedisError, Value};
+use time::OffsetDateTime;
+
+use crate::state::claims::FlowId;
+use crate::state::replay::{ReplayError, ReplayGuard};
+
+/// A replay guard on Redis, for servers that run as several instances.
+///
+/// Give every instance's codec a guard on the same Redis and a token opens
+/// once across all of them. The guard connects lazily, keeps a few idle
+/// connections for reuse, and drops a connection after any failure (the next
+/// call reconnects). An idle connection found closed (Redis restarted) is
+/// replaced at once, and the command sent again on the new one.
+///
+/// It fails closed: when Redis cannot be reached in time, or answers in error,
+/// `consume` returns [`ReplayError::Unavailable`] and the codec refuses the
+/// token ([`StateError::ReplayGuard`](crate::StateError::ReplayGuard)). The
+/// message names the kind of failure and never the URL or its credentials.
+///
+/// <div class="warning">A call that times out after Redis applied the
+/// <code>SET</code> leaves the token consumed: the client's retry of it is then
+/// refused as a replay. That is the safe side; keep the command timeout well
+/// above Redis' normal latency.</div>
+///
+/// Only `redis://` (TCP) and `redis+unix://` URLs are supported: this build
+/// of the `redis` crate has no TLS, so reach Redis over loopback or a private
+/// network.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use mrtr_guard::{KeyRing, MasterKey, RedisReplayGuard, StateCodec};
+/// use std::time::Duration;
+///
+/// let guard = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+///     .key_prefix("shop:replay:")
+///     .command_timeout(Duration::from_millis(200))
+///     .build()?;
+/// let codec = StateCodec::builder("https://mcp.example.com", MasterKey::generate()?)
+///     .replay_guard(Arc::new(guard))
+///     .build()?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct RedisReplayGuard {
+    client: Client,
+    /// `host:port` or the socket path: never the credentials.
+    server: String,
+    prefix: String,
+    connect_timeout: Duration,
+    command_timeout: Duration,
+    max_idle: usize,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl RedisReplayGuard {
+    /// The key prefix used unless [`RedisGuardBuilder::key_prefix`] sets another.
+    pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard:replay:";
+    /// The default time allowed to open a connection (TCP and handshake): 500 ms.
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+    /// The default time allowed for one command's request and answer: 500 ms.
+    pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+    /// The default number of idle connections kept for reuse: 8.
+    pub const DEFAULT_MAX_IDLE: usize = 8;
+
+    /// Starts building a guard on the Redis at `url`
+    /// (`redis://[:password@]host:port/[db]` or `redis+unix:///path`).
+    pub fn builder(url: impl Into<String>) -> RedisGuardBuilder {
+        RedisGuardBuilder {
+            url: url.into(),
+            prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
+            connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
+            command_timeout: Self::DEFAULT_COMMAND_TIMEOUT,
+            max_idle: Self::DEFAULT_MAX_IDLE,
+        }
+    }
+
+    /// The Redis key that records (flow id, round): the prefix, the flow id
+    /// in lowercase hex, `:`, the round in decimal, for example
+    /// `mrtr-guard:replay:000102030405060708090a0b0c0d0e0f:2`.
+    pub fn key(&self, flow_id: FlowId, round: u32) -> String {
+        format!("{}{flow_id}:{round}", self.prefix)
+    }
+
+    /// The key prefix.
+    pub fn key_prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    /// Checks that Redis answers, with the guard's timeouts: for a readiness
+    /// probe.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::Unavailable`] when it does not.
+    pub fn ping(&self) -> Result<(), ReplayError> {
+        self.with_connection(|conn| redis::cmd("PING").query::<Value>(conn))
+            .map(|_| ())
+    }
+
+    /// Runs `command` on an idle connection (or a new one), returns the
+    /// connection to the pool when the command succeeded and drops it when
+    /// it failed.
+    ///
+    /// An idle connection may have died since its last use (Redis restarted,
+    /// a proxy closed it): when one fails with a dropped connection, the
+    /// command is sent once more on a new connection. That cannot accept a
+    /// token twice: `SET NX` answers `OK` once per key, whichever connection
+    /// carries it.
+    fn with_connection(
+        &self,
+        command: impl Fn(&mut Connection) -> Result<Value, RedisError>,
+    ) -> Result<Value, ReplayError> {
+        let pooled = self.lock_idle().pop();
+        let result = match pooled {
+            Some(mut conn) => match command(&mut conn) {
+                Err(error) if is_stale(&error) => {
+                    let mut fresh = self.connect()?;
+                    command(&mut fresh).map(|value| (value, fresh))
+                }
+                other => other.map(|value| (value, conn)),
+            },
+            None => {
+                let mut fresh = self.connect()?;
+                command(&mut fresh).map(|value| (value, fresh))
+            }
+        };
+        match result {
+            Ok((value, conn)) => {
+                let mut idle = self.lock_idle();
+                if idle.len() < self.max_idle {
+                    idle.push(conn);
+                }
+                Ok(value)
+            }
+            Err(error) => Err(unavailable(&error)),
+        }
+    }
+
+    fn connect(&self) -> Result<Connection, ReplayError> {
+        let conn = self
+            .client
+            .get_connection_with_timeout(self.connect_timeout)
+            .map_err(|error| unavailable(&error))?;
+        conn.set_read_timeout(Some(self.command_timeout))
+            .and_then(|()| conn.set_write_timeout(Some(self.command_timeout)))
+            .map_err(|error| unavailable(&error))?;
+        Ok(conn)
+    }
+
+    fn lock_idle(&self) -> MutexGuard<'_, Vec<Connection>> {
+        // The list is only pushed to and popped from; a panic elsewhere cannot
+        // leave it inconsistent.
+        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl ReplayGuard for RedisReplayGuard {
+    fn consume(
+        &self,
+        flow_id: FlowId,
+        round: u32,
+        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        let key = self.key(flow_id, round);
+        let ttl_ms = time_to_live_ms(expires_at, now);
+        let reply = self.with_connection(|conn| {
+            redis::cmd("SET")
+                .arg(&key)
+                .arg(1)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl_ms)
+                .query::<Value>(conn)
+        })?;
+        match reply {
+            Value::Okay => Ok(()),
+            Value::Nil => Err(ReplayError::Replayed),
+            _ => Err(ReplayError::Unavailable(
+                "redis answered SET NX with an unexpected reply".to_owned(),
+            )),
+        }
+    }
+}
+
+impl fmt::Debug for RedisReplayGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisReplayGuard")
+            .field("server", &self.server)
+            .field("prefix", &self.prefix)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("command_timeout", &self.command_timeout)
+            .field("max_idle", &self.max_idle)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Settings for a [`RedisReplayGuard`]; see [`RedisReplayGuard::builder`].
+#[must_use]
+pub struct RedisGuardBuilder {
+    url: String,
+    prefix: String,
+    connect_timeout: Duration,
+    command_timeout: Duration,
+    max_idle: usize,
+}
+
+impl RedisGuardBuilder {
+    /// Sets the prefix of every key the guard writes (default
+    /// `mrtr-guard:replay:`). Give each server (audience) sharing one Redis
+    /// its own prefix.
+    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Sets the time allowed to open a connection, handshake included
+    /// (default 500 ms).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets the time allowed to send one command and read its answer
+    /// (default 500 ms).
+    pub fn command_timeout(mut self, timeout: Duration) -> Self {
+        self.command_timeout = timeout;
+        self
+    }
+
+    /// Sets how many idle connections are kept for reuse (default 8). More
+    /// concurrent calls open more connections; those beyond this number are
+    /// closed after use.
+    pub fn max_idle(mut self, max_idle: usize) -> Self {
+        self.max_idle = max_idle;
+        self
+    }
+
+    /// Checks the settings and builds the guard. It does not connect: the
+    /// first `consume` (or [`ping`](RedisReplayGuard::ping)) does.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisConfigError::InvalidUrl`] when the URL does not parse or needs
+    /// TLS; [`RedisConfigError::ZeroTimeout`] for a zero timeout.
+    pub fn build(self) -> Result<RedisReplayGuard, RedisConfigError> {
+        if self.connect_timeout.is_zero() || self.command_timeout.is_zero() {
+            return Err(RedisConfigError::ZeroTimeout);
+        }
+        let client = Client::open(self.url.as_str()).map_err(|_| RedisConfigError::InvalidUrl)?;
+        let server = client.get_connection_info().addr().to_string();
+        Ok(RedisReplayGuard {
+            client,
+            server,
+            prefix: self.prefix,
+            connect_timeout: self.connect_timeout,
+            command_timeout: self.command_timeout,
+            max_idle: self.max_idle,
+            idle: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+impl fmt::Debug for RedisGuardBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The URL may hold a password: never printed.
+        f.debug_struct("RedisGuardBuilder")
+            .field("prefix", &self.prefix)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("command_timeout", &self.command_timeout)
+            .field("max_idle", &self.max_idle)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a [`RedisReplayGuard`] could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RedisConfigError {
+    /// The URL is not a `redis://` or `redis+unix://` URL this build supports.
+    InvalidUrl,
+    /// A timeout is zero.
+    ZeroTimeout,
+}
+
+impl fmt::Display for RedisConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidUrl => f.write_str(
+                "redis url is not valid (expected redis://host:port/ or redis+unix:///path; no TLS)",
+            ),
+            Self::ZeroTimeout => f.write_str("redis timeouts must be longer than zero"),
+        }
+    }
+}
+
+impl std::error::Error for RedisConfigError {}
+
+/// Milliseconds from `now` until `expires_at`, rounded up so that the entry
+/// never disappears before the token stops opening, and at least 1: `PX 0`
+/// is an error in Redis (`consume` only sees tokens that have not expired).
+fn time_to_live_ms(expires_at: OffsetDateTime, now: OffsetDateTime) -> u64 {
+    let nanos = expires_at
+        .unix_timestamp_nanos()
+        .saturating_sub(now.unix_timestamp_nanos());
+    let ms = nanos
+        .saturating_add(999_999)
+        .checked_div(1_000_000)
+        .unwrap_or(1);
+    u64::try_from(ms.max(1)).unwrap_or(u64::MAX)
+}
+
+/// Describes a Redis failure without its text: client errors can quote the
+/// URL, and server errors are reduced to their code (`NOAUTH`, `READONLY`...).
+fn unavailable(error: &RedisError) -> ReplayError {
+    let why = if error.is_timeout() {
+        "redis did not answer in time".to_owned()
+    } else if error.is_connection_refusal() {
+        "redis refused the connection".to_owned()
+    } else if error.is_connection_dropped() {
+        "the connection to redis was lost".to_owned()
+    } else if error.kind() == redis::ErrorKind::AuthenticationFailed {
+        "redis refused the credentials".to_owned()
+    } else if error.is_io_error() {
+        "i/o error talking to redis".to_owned()
+    } else {
+        match error.code().filter(|code| is_plain_code(code)) {
+            Some(code) => format!("redis answered with error {code}"),
+            None => "redis answered in error".to_owned(),
+        }
+    };
+    ReplayError::Unavailable(why)
+}
+
+/// Whether a pooled connection failed because it was already closed, as
+/// opposed to Redis being slow or answering in error.
+fn is_stale(error: &RedisError) -> bool {
+    error.is_connection_dropped()
+}
+
+/// Whether a server error code is a short upper-case word, safe to log.
+fn is_plain_code(code: &str) -> bool {
+    !code.is_empty()
+        && code.len() <= 32
+        && code
+            .bytes()
+            .all(|byte| byte.is_ascii_uppercase() || byte == b'_')
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::arithmetic_side_effects,
+    reason = "test code: a panic is a failing test"
+)]
+mod tests {
+    use time::Duration as TimeDuration;
+
+    use super::*;
+
+    fn at(seconds: i64) -> OffsetDateTime {
+        OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
+    }
+
+    #[test]
+    fn ttl_is_milliseconds_until_expiry_and_never_zero() {
+        assert_eq!(time_to_live_ms(at(600), at(0)), 600_000);
+        assert_eq!(
+            time_to_live_ms(at(0) + TimeDuration::milliseconds(1500), at(0)),
+            1500
+        );
+        assert_eq!(
+            time_to_live_ms(at(0) + TimeDuration::nanoseconds(1_000_001), at(0)),
+            2,
+            "rounded up"
+        );
+        assert_eq!(time_to_live_ms(at(0), at(0)), 1);
+        assert_eq!(time_to_live_ms(at(0), at(5)), 1);
+    }
+
+    #[test]
+    fn keys_are_prefix_hex_flow_id_and_round() {
+        let guard = RedisReplayGuard::builder("redis://127.0.0.1:1/")
+            .key_prefix("p:")
+            .build()
+            .unwrap();
+        let flow = FlowId::from_bytes([0xab; 16]);
+        assert_eq!(guard.key(flow, 7), format!("p:{}:7", "ab".repeat(16)));
+        assert_eq!(guard.key_prefix(), "p:");
+    }
+
+    #[test]
+    fn configuration_errors() {
+        assert_eq!(
+            RedisReplayGuard::builder("http://example.com/")
+                .build()
+                .err(),
+            Some(RedisConfigError::InvalidUrl)
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("rediss://127.0.0.1:6379/")
+                .build()
+                .err(),
+            Some(RedisConfigError::InvalidUrl),
+            "no TLS in this build"
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .command_timeout(Duration::ZERO)
+                .build()
+                .err(),
+            Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
+            RedisConfigError::ZeroTimeout.to_string(),
+            "redis timeouts must be longer than zero"
+        );
+    }
+
+    #[test]
+    fn debug_shows_the_server_but_no_credentials() {
+        let url = "redis://:hunter2-secret@127.0.0.1:6399/3";
+        let guard = RedisReplayGuard::builder(url).build().unwrap();
+        let builder = RedisReplayGuard::builder(url);
+        for text in [format!("{guard:?}"), format!("{builder:?}")] {
+            assert!(!text.contains("hunter2"), "{text}");
+        }
+        assert!(format!("{guard:?}").contains("127.0.0.1:6399"));
+    }
+
+    #[test]
+    fn server_error_codes_are_kept_only_when_plain() {
+        assert!(is_plain_code("NOAUTH"));
+        assert!(is_plain_code("WRONGTYPE"));
+        assert!(!is_plain_code("pass=x"));
+        assert!(!is_plain_code(""));
+        assert!(!is_plain_code(&"A".repeat(33)));
+    }
+}

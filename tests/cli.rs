@@ -1,0 +1,421 @@
+//! The operator CLI, run as a built binary (feature `cli`).
+
+#![cfg(feature = "cli")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "test code: a panic is a failing test"
+)]
+
+use std::io::Write as _;
+use std::process::{Command, Output, Stdio};
+
+use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec};
+use serde_json::{Value, json};
+use time::{Duration, OffsetDateTime};
+
+const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+const AUDIENCE: &str = "https://mcp.example.com/mcp";
+/// Put into every token's application data and answers: must never be printed.
+const MARKER: &str = "user-data-4f1c";
+
+fn cli() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mrtr-guard"));
+    command
+        .env_remove("MRTR_GUARD_KEY")
+        .env_remove("MRTR_GUARD_AUDIENCE");
+    command
+}
+
+fn run(args: &[&str]) -> Output {
+    cli().args(args).output().unwrap()
+}
+
+fn run_with_key(args: &[&str]) -> Output {
+    cli()
+        .env("MRTR_GUARD_KEY", KEY)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8(output.stderr.clone()).unwrap()
+}
+
+fn codec(mode: Mode) -> StateCodec {
+    StateCodec::builder(AUDIENCE, MasterKey::from_base64(KEY).unwrap())
+        .mode(mode)
+        .build()
+        .unwrap()
+}
+
+fn args() -> Value {
+    json!({"orderId": 42})
+}
+
+/// A token for ada calling ShipOrder({"orderId":42}), minted at `now`.
+fn token(mode: Mode, now: OffsetDateTime) -> String {
+    let args = args();
+    let binding = Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(&args));
+    let contents = Contents::new(json!({"note": MARKER})).answer("email", json!(MARKER));
+    codec(mode).start_at(&binding, &contents, now).unwrap()
+}
+
+fn open_args<'a>(principal: &'a str, token: &'a str) -> Vec<&'a str> {
+    vec![
+        "open",
+        "--method",
+        "tools/call",
+        "--target",
+        "ShipOrder",
+        "--principal",
+        principal,
+        "--arguments",
+        r#"{"orderId": 42.0}"#,
+        "--audience",
+        AUDIENCE,
+        token,
+    ]
+}
+
+#[test]
+fn keygen_prints_a_key_and_its_id() {
+    let output = run(&["keygen"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let key = lines[0].strip_prefix("key:    ").unwrap();
+    let id = lines[1].strip_prefix("key id: ").unwrap();
+    assert_eq!(MasterKey::from_base64(key).unwrap().id().to_string(), id);
+    assert_eq!(key.len(), 44);
+    assert_ne!(stdout(&run(&["keygen"])), text, "a fresh key every time");
+    assert_eq!(run(&["keygen", "extra"]).status.code(), Some(2));
+}
+
+#[test]
+fn inspect_shows_structure_and_no_claims() {
+    let key_id = MasterKey::from_base64(KEY).unwrap().id().to_string();
+    for (mode, name, version, tag) in [
+        (Mode::Sealed, "sealed", "0x01", 16),
+        (Mode::Signed, "signed", "0x02", 32),
+    ] {
+        let token = token(mode, OffsetDateTime::now_utc());
+        let output = run(&["inspect", &token]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let text = stdout(&output);
+        assert!(text.contains(&format!("version: {version}")), "{text}");
+        assert!(text.contains(&format!("mode:    {name}")), "{text}");
+        assert!(text.contains(&format!("key id:  {key_id}")), "{text}");
+        assert!(
+            text.contains(&format!("length:  {} characters", token.len())),
+            "{text}"
+        );
+        assert!(text.contains(&format!("tag {tag})")), "{text}");
+        // Not even a signed token's clear claims.
+        assert!(!text.contains(MARKER), "{text}");
+        assert!(!text.contains("iat"), "{text}");
+    }
+}
+
+#[test]
+fn inspect_refuses_garbage_with_its_reason() {
+    for (garbage, reason) in [
+        ("not a token!", "malformed"),
+        ("AAAA", "unsupported_version"),
+        ("", "malformed"),
+    ] {
+        let output = run(&["inspect", garbage]);
+        assert_eq!(output.status.code(), Some(1), "{garbage:?}");
+        assert!(
+            stdout(&output).starts_with(&format!("refused: {reason}: ")),
+            "{}",
+            stdout(&output)
+        );
+    }
+    assert_eq!(run(&["inspect"]).status.code(), Some(2));
+    assert_eq!(run(&["inspect", "a", "b"]).status.code(), Some(2));
+}
+
+#[test]
+fn open_prints_times_round_and_flow_id_but_no_user_data() {
+    let now = OffsetDateTime::now_utc();
+    for mode in [Mode::Sealed, Mode::Signed] {
+        let token = token(mode, now);
+        let args = args();
+        let binding = Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(&args));
+        let claims = codec(mode).open::<Value>(&token, &binding).unwrap();
+
+        let output = run_with_key(&open_args("ada", &token));
+        assert!(output.status.success(), "{}", stdout(&output));
+        let text = stdout(&output);
+        assert!(text.starts_with("ok: "), "{text}");
+        assert!(text.contains("round:         1\n"), "{text}");
+        assert!(
+            text.contains(&format!("flow id:       {}\n", claims.flow_id())),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("({})", claims.expires_at().unix_timestamp())),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("({})", claims.deadline().unix_timestamp())),
+            "{text}"
+        );
+        assert!(text.contains("1 answer(s)"), "{text}");
+        assert!(!text.contains(MARKER), "{text}");
+    }
+}
+
+#[test]
+fn open_refuses_with_the_reason() {
+    let now = OffsetDateTime::now_utc();
+    let token = token(Mode::Sealed, now);
+
+    let wrong_principal = run_with_key(&open_args("mallory", &token));
+    assert_eq!(wrong_principal.status.code(), Some(1));
+    assert_eq!(
+        stdout(&wrong_principal),
+        "refused: forged: requestState does not verify: altered, or minted for another \
+         request or principal\n"
+    );
+
+    let old = token_at(now - Duration::minutes(20));
+    let expired = run_with_key(&open_args("ada", &old));
+    assert_eq!(expired.status.code(), Some(1));
+    assert!(
+        stdout(&expired).starts_with("refused: expired: "),
+        "{}",
+        stdout(&expired)
+    );
+    // --at evaluates at another time: the same token, when it was fresh.
+    let minted = (now - Duration::minutes(20)).unix_timestamp() + 1;
+    let at = minted.to_string();
+    let mut then = open_args("ada", &old);
+    then.splice(1..1, ["--at", at.as_str()]);
+    assert_eq!(run_with_key(&then).status.code(), Some(0));
+
+    let mut wrong_mode = open_args("ada", &token);
+    wrong_mode.splice(1..1, ["--mode", "signed"]);
+    let output = run_with_key(&wrong_mode);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).starts_with("refused: unsupported_version: "));
+
+    let other_key = cli()
+        .env(
+            "MRTR_GUARD_KEY",
+            "AQECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=",
+        )
+        .args(open_args("ada", &token))
+        .output()
+        .unwrap();
+    assert_eq!(other_key.status.code(), Some(1));
+    let text = stdout(&other_key);
+    assert!(text.starts_with("refused: unknown_key: "), "{text}");
+    let ours = MasterKey::from_base64(KEY).unwrap().id();
+    assert!(
+        text.contains(&format!(
+            "the token names key {ours}; MRTR_GUARD_KEY holds key "
+        )),
+        "{text}"
+    );
+
+    let garbage = run_with_key(&open_args("ada", "%%%"));
+    assert_eq!(garbage.status.code(), Some(1));
+    assert!(stdout(&garbage).starts_with("refused: malformed: "));
+}
+
+fn token_at(now: OffsetDateTime) -> String {
+    token(Mode::Sealed, now)
+}
+
+#[test]
+fn open_reads_the_token_from_standard_input() {
+    let token = token(Mode::Sealed, OffsetDateTime::now_utc());
+    let mut child = cli()
+        .env("MRTR_GUARD_KEY", KEY)
+        .args(open_args("ada", "-"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{token}").unwrap();
+    let output = child.wait_with_output().unwrap();
+    assert!(output.status.success(), "{}", stdout(&output));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let token = token(Mode::Sealed, OffsetDateTime::now_utc());
+
+    // No key in the environment.
+    let output = run(&open_args("ada", &token));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("MRTR_GUARD_KEY is not set"));
+    assert!(stdout(&output).is_empty());
+
+    // A key on the command line is refused, and not echoed.
+    let mut with_key = open_args("ada", &token);
+    with_key.splice(1..1, ["--key", KEY]);
+    let output = run_with_key(&with_key);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("refusing a key on the command line"));
+    assert!(!stderr(&output).contains(KEY));
+
+    // A key that is not a key: named, not echoed.
+    let output = cli()
+        .env("MRTR_GUARD_KEY", "c2hvcnQ=")
+        .args(open_args("ada", &token))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("MRTR_GUARD_KEY: master key is 5 bytes"),
+        "{}",
+        stderr(&output)
+    );
+
+    for args in [
+        vec![
+            "open",
+            "--target",
+            "t",
+            "--principal",
+            "p",
+            "--audience",
+            "a",
+            &token,
+        ],
+        vec![
+            "open",
+            "--method",
+            "tools/list",
+            "--target",
+            "t",
+            "--anonymous",
+            "--audience",
+            "a",
+            &token,
+        ],
+        vec![
+            "open",
+            "--method",
+            "tools/call",
+            "--target",
+            "t",
+            "--audience",
+            "a",
+            &token,
+        ],
+        vec![
+            "open",
+            "--method",
+            "tools/call",
+            "--target",
+            "t",
+            "--principal",
+            "p",
+            "--anonymous",
+            "--audience",
+            "a",
+            &token,
+        ],
+        vec![
+            "open",
+            "--method",
+            "tools/call",
+            "--target",
+            "t",
+            "--principal",
+            "p",
+            &token,
+        ],
+        vec![
+            "open",
+            "--method",
+            "tools/call",
+            "--target",
+            "t",
+            "--principal",
+            "p",
+            "--audience",
+            "a",
+            "--arguments",
+            "{",
+            &token,
+        ],
+        vec![
+            "open",
+            "--method",
+            "tools/call",
+            "--target",
+            "t",
+            "--principal",
+            "p",
+            "--audience",
+            "a",
+        ],
+        vec!["open", "--bogus", &token],
+        vec!["frobnicate"],
+        vec![],
+    ] {
+        let output = run_with_key(&args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+
+    let help = run(&["help"]);
+    assert!(help.status.success());
+    assert!(stdout(&help).contains("mrtr-guard inspect <token>"));
+}
+
+#[test]
+fn anonymous_tokens_open_with_anonymous() {
+    let codec = StateCodec::builder(AUDIENCE, MasterKey::from_base64(KEY).unwrap())
+        .allow_anonymous()
+        .build()
+        .unwrap();
+    let binding = Binding::anonymous(Method::PromptsGet, "weekly", None);
+    let token = codec.start(&binding, &Contents::new(())).unwrap();
+    let output = run_with_key(&[
+        "open",
+        "--method=prompts/get",
+        "--target=weekly",
+        "--anonymous",
+        "--audience",
+        AUDIENCE,
+        &token,
+    ]);
+    assert!(output.status.success(), "{}", stdout(&output));
+    let output = cli()
+        .env("MRTR_GUARD_KEY", KEY)
+        .env("MRTR_GUARD_AUDIENCE", AUDIENCE)
+        .args([
+            "open",
+            "--method",
+            "prompts/get",
+            "--target",
+            "weekly",
+            "--principal",
+            "ada",
+            &token,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).starts_with("refused: forged: "));
+}
