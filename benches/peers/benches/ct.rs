@@ -1,0 +1,208 @@
+//! Constant-time evidence: dudect-style Welch t-tests on `StateCodec::open_at`.
+//!
+//! `cargo bench -p mrtr-guard-peers --bench ct [-- FILTER]`
+//!
+//! Each test times one call per measurement, the two input classes drawn at
+//! random and interleaved, and reports the largest |t| over the uncropped
+//! and 100 percentile-cropped sample sets (dudect-bencher's `max t`). A
+//! |t| above 4.5 is the usual threshold for "these two classes take
+//! different times". `CT_MEASUREMENTS` sets the measurements per test
+//! (default 1,000,000, split at random between the classes).
+//!
+//! - `signed_tag_first_vs_last_byte`: a signed token whose tag differs from
+//!   the right one in its first byte, against one that differs in its last.
+//!   An early-exit comparison would return sooner for the first.
+//! - `sealed_wrong_binding_vs_wrong_tag`: an authentic sealed token opened
+//!   under another user's binding, against the same token with its last
+//!   tag byte flipped, opened under the right binding. Both must fail at the
+//!   same tag check, after the same work.
+//! - `signed_wrong_binding_vs_wrong_tag`: the same pair in signed mode.
+//! - `control_naive_eq_first_vs_last_byte`: a positive control that must
+//!   fail: `==` on two 4 KiB slices differing in the first byte against the
+//!   last. It shows the harness sees a leak on this machine.
+//!
+//! Tokens are built through the public API only: `start_at`, then bytes of
+//! the base64url-decoded token flipped and re-encoded with the same strict
+//! unpadded URL-safe alphabet.
+
+use std::hint::black_box;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use dudect_bencher::ctbench::{BenchMetadata, BenchName, BenchOpts, run_benches_console};
+use dudect_bencher::rand::RngExt as _;
+use dudect_bencher::{BenchRng, Class, CtRunner};
+use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+use mrtr_guard_peers::app_data;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+const AUDIENCE: &str = "https://mcp.example.com/mcp";
+
+fn measurements() -> usize {
+    std::env::var("CT_MEASUREMENTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+fn classes(rng: &mut BenchRng) -> Vec<Class> {
+    (0..measurements())
+        .map(|_| {
+            if rng.random::<bool>() {
+                Class::Left
+            } else {
+                Class::Right
+            }
+        })
+        .collect()
+}
+
+fn codec(mode: Mode) -> StateCodec {
+    StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[7; 32]).expect("key"))
+        .mode(mode)
+        .build()
+        .expect("codec")
+}
+
+/// `token` with byte `at` of its decoded bytes (from the end when negative)
+/// XORed with `0x01`, re-encoded.
+fn flip(token: &str, at: isize) -> String {
+    let mut bytes = URL_SAFE_NO_PAD.decode(token).expect("base64");
+    let at = if at < 0 {
+        bytes.len() - at.unsigned_abs()
+    } else {
+        at.unsigned_abs()
+    };
+    bytes[at] ^= 0x01;
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// Times `open_at` on the two classes' (token, binding) pairs; both must be
+/// refused as forged.
+fn open_forged(
+    runner: &mut CtRunner,
+    rng: &mut BenchRng,
+    codec: &StateCodec,
+    left: (&str, &Binding<'_>),
+    right: (&str, &Binding<'_>),
+    now: OffsetDateTime,
+) {
+    for (token, binding) in [left, right] {
+        assert_eq!(
+            codec.open_at::<Value>(token, binding, now).err(),
+            Some(StateError::Forged)
+        );
+    }
+    for class in classes(rng) {
+        let (token, binding) = match class {
+            Class::Left => left,
+            Class::Right => right,
+        };
+        runner.run_one(class, || {
+            codec.open_at::<Value>(black_box(token), black_box(binding), now)
+        });
+    }
+}
+
+fn signed_tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let args = json!({"orderId": 42});
+    let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(Mode::Signed);
+    let token = codec
+        .start_at(&binding, &Contents::new(app_data(512)), now)
+        .expect("mint");
+    // The tag is the last 32 bytes.
+    let first = flip(&token, -32);
+    let last = flip(&token, -1);
+    open_forged(
+        runner,
+        rng,
+        &codec,
+        (&first, &binding),
+        (&last, &binding),
+        now,
+    );
+}
+
+fn wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng, mode: Mode) {
+    let args = json!({"orderId": 42});
+    let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
+    // Same lengths, so the context has the same size: only the MAC differs.
+    let mallory = Binding::new("user-8", Method::ToolsCall, "ShipOrder", Some(&args));
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(mode);
+    let token = codec
+        .start_at(&binding, &Contents::new(app_data(512)), now)
+        .expect("mint");
+    let bad_tag = flip(&token, -1);
+    open_forged(
+        runner,
+        rng,
+        &codec,
+        (&token, &mallory),
+        (&bad_tag, &binding),
+        now,
+    );
+}
+
+fn sealed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) {
+    wrong_binding_vs_wrong_tag(runner, rng, Mode::Sealed);
+}
+
+fn signed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) {
+    wrong_binding_vs_wrong_tag(runner, rng, Mode::Signed);
+}
+
+fn control_naive_eq_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let reference = vec![0x5au8; 4096];
+    let mut first = reference.clone();
+    first[0] ^= 1;
+    let mut last = reference.clone();
+    last[4095] ^= 1;
+    for class in classes(rng) {
+        let other = match class {
+            Class::Left => &first,
+            Class::Right => &last,
+        };
+        runner.run_one(class, || black_box(&reference[..]) == black_box(&other[..]));
+    }
+}
+
+/// dudect-bencher's own `main` refuses the `--bench` flag that `cargo bench`
+/// passes: take a plain filter argument, ignore flags.
+fn main() -> std::io::Result<()> {
+    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 4] = [
+        (
+            "signed_tag_first_vs_last_byte",
+            signed_tag_first_vs_last_byte,
+        ),
+        (
+            "sealed_wrong_binding_vs_wrong_tag",
+            sealed_wrong_binding_vs_wrong_tag,
+        ),
+        (
+            "signed_wrong_binding_vs_wrong_tag",
+            signed_wrong_binding_vs_wrong_tag,
+        ),
+        (
+            "control_naive_eq_first_vs_last_byte",
+            control_naive_eq_first_vs_last_byte,
+        ),
+    ];
+    let benches = benches
+        .into_iter()
+        .map(|(name, benchfn)| BenchMetadata {
+            name: BenchName(name),
+            seed: None,
+            benchfn,
+        })
+        .collect();
+    let opts = BenchOpts {
+        filter,
+        ..BenchOpts::default()
+    };
+    run_benches_console(opts, benches)
+}
