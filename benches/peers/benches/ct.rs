@@ -78,52 +78,79 @@ fn flip(token: &str, at: isize) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// Times `open_at` on the two classes' (token, binding) pairs; both must be
-/// refused as forged.
+/// How many distinct tokens each class draws from.
+const TOKENS: usize = 64;
+
+/// Times `open_at` on the two classes' (token, binding) pairs, all of which
+/// must be refused as forged. Each measurement takes a pair at random from
+/// its class and reads its text from one shared buffer, after reading the
+/// other class's text too: the classes differ in content only, not in
+/// where their text lies or in which lines the caches hold.
 fn open_forged(
     runner: &mut CtRunner,
     rng: &mut BenchRng,
     codec: &StateCodec,
-    left: (&str, &Binding<'_>),
-    right: (&str, &Binding<'_>),
+    left: &[(String, &Binding<'_>)],
+    right: &[(String, &Binding<'_>)],
     now: OffsetDateTime,
 ) {
-    for (token, binding) in [left, right] {
+    for (token, binding) in left.iter().chain(right) {
         assert_eq!(
             codec.open_at::<Value>(token, binding, now).err(),
             Some(StateError::Forged)
         );
     }
+    let longest = left.iter().chain(right).map(|(t, _)| t.len()).max();
+    let mut text = String::with_capacity(longest.unwrap_or(0));
     for class in classes(rng) {
-        let (token, binding) = match class {
-            Class::Left => left,
-            Class::Right => right,
+        let i = rng.random_range(0..TOKENS);
+        let ((token, binding), other) = match class {
+            Class::Left => (&left[i], &right[i].0),
+            Class::Right => (&right[i], &left[i].0),
         };
+        text.clear();
+        text.push_str(other);
+        text.clear();
+        text.push_str(token);
         runner.run_one(class, || {
-            codec.open_at::<Value>(black_box(token), black_box(binding), now)
+            codec.open_at::<Value>(black_box(&text), black_box(binding), now)
         });
     }
 }
 
-fn signed_tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+/// `TOKENS` fresh tokens, each with its own flow id (and nonce, sealed).
+fn tokens(codec: &StateCodec, binding: &Binding<'_>, now: OffsetDateTime) -> Vec<String> {
+    (0..TOKENS)
+        .map(|_| {
+            codec
+                .start_at(binding, &Contents::new(app_data(512)), now)
+                .expect("mint")
+        })
+        .collect()
+}
+
+fn tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng, mode: Mode) {
     let args = json!({"orderId": 42});
     let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
     let now = OffsetDateTime::now_utc();
-    let codec = codec(Mode::Signed);
-    let token = codec
-        .start_at(&binding, &Contents::new(app_data(512)), now)
-        .expect("mint");
-    // The tag is the last 32 bytes.
-    let first = flip(&token, -32);
-    let last = flip(&token, -1);
-    open_forged(
-        runner,
-        rng,
-        &codec,
-        (&first, &binding),
-        (&last, &binding),
-        now,
-    );
+    let codec = codec(mode);
+    let tokens = tokens(&codec, &binding, now);
+    // The tag is the last 32 bytes (signed) or 16 bytes (sealed).
+    let tag_len: isize = if mode == Mode::Signed { 32 } else { 16 };
+    let first: Vec<_> = tokens
+        .iter()
+        .map(|t| (flip(t, -tag_len), &binding))
+        .collect();
+    let last: Vec<_> = tokens.iter().map(|t| (flip(t, -1), &binding)).collect();
+    open_forged(runner, rng, &codec, &first, &last, now);
+}
+
+fn signed_tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    tag_first_vs_last_byte(runner, rng, Mode::Signed);
+}
+
+fn sealed_tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    tag_first_vs_last_byte(runner, rng, Mode::Sealed);
 }
 
 fn wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng, mode: Mode) {
@@ -133,18 +160,10 @@ fn wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng, mode: M
     let mallory = Binding::new("user-8", Method::ToolsCall, "ShipOrder", Some(&args));
     let now = OffsetDateTime::now_utc();
     let codec = codec(mode);
-    let token = codec
-        .start_at(&binding, &Contents::new(app_data(512)), now)
-        .expect("mint");
-    let bad_tag = flip(&token, -1);
-    open_forged(
-        runner,
-        rng,
-        &codec,
-        (&token, &mallory),
-        (&bad_tag, &binding),
-        now,
-    );
+    let tokens = tokens(&codec, &binding, now);
+    let wrong_binding: Vec<_> = tokens.iter().map(|t| (t.clone(), &mallory)).collect();
+    let wrong_tag: Vec<_> = tokens.iter().map(|t| (flip(t, -1), &binding)).collect();
+    open_forged(runner, rng, &codec, &wrong_binding, &wrong_tag, now);
 }
 
 fn sealed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) {
@@ -174,10 +193,14 @@ fn control_naive_eq_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng
 /// passes: take a plain filter argument, ignore flags.
 fn main() -> std::io::Result<()> {
     let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
-    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 4] = [
+    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 5] = [
         (
             "signed_tag_first_vs_last_byte",
             signed_tag_first_vs_last_byte,
+        ),
+        (
+            "sealed_tag_first_vs_last_byte",
+            sealed_tag_first_vs_last_byte,
         ),
         (
             "sealed_wrong_binding_vs_wrong_tag",
