@@ -17,9 +17,13 @@
 //!   tag byte flipped, opened under the right binding. Both must fail at the
 //!   same tag check, after the same work.
 //! - `signed_wrong_binding_vs_wrong_tag`: the same pair in signed mode.
+//! - `sealed_tag_first_vs_last_byte`: the first test in sealed mode.
 //! - `control_naive_eq_first_vs_last_byte`: a positive control that must
 //!   fail: `==` on two 4 KiB slices differing in the first byte against the
 //!   last. It shows the harness sees a leak on this machine.
+//! - `control_same_inputs_in_both_classes`: the null control: both classes
+//!   open the same forged sealed tokens, so its |t| is the noise floor of
+//!   the machine and the harness.
 //!
 //! Tokens are built through the public API only: `start_at`, then bytes of
 //! the base64url-decoded token flipped and re-encoded with the same strict
@@ -81,41 +85,59 @@ fn flip(token: &str, at: isize) -> String {
 /// How many distinct tokens each class draws from.
 const TOKENS: usize = 64;
 
-/// Times `open_at` on the two classes' (token, binding) pairs, all of which
-/// must be refused as forged. Each measurement takes a pair at random from
-/// its class and reads its text from one shared buffer, after reading the
-/// other class's text too: the classes differ in content only, not in
-/// where their text lies or in which lines the caches hold.
+/// Times `open_at` on the two classes' (token, principal) pairs, all of
+/// which must be refused as forged. Each measurement takes a pair at random
+/// from its class, reads its token from one shared buffer (after reading the
+/// other class's token there too) and builds its binding from one shared
+/// principal buffer: the classes differ in content only, not in where their
+/// bytes lie or in which lines the caches hold.
 fn open_forged(
     runner: &mut CtRunner,
     rng: &mut BenchRng,
     codec: &StateCodec,
-    left: &[(String, &Binding<'_>)],
-    right: &[(String, &Binding<'_>)],
+    left: &[(String, &str)],
+    right: &[(String, &str)],
     now: OffsetDateTime,
 ) {
-    for (token, binding) in left.iter().chain(right) {
+    let args = arguments();
+    for (token, principal) in left.iter().chain(right) {
         assert_eq!(
-            codec.open_at::<Value>(token, binding, now).err(),
+            codec
+                .open_at::<Value>(token, &binding(principal, &args), now)
+                .err(),
             Some(StateError::Forged)
         );
     }
     let longest = left.iter().chain(right).map(|(t, _)| t.len()).max();
     let mut text = String::with_capacity(longest.unwrap_or(0));
+    let mut principal = String::with_capacity(16);
     for class in classes(rng) {
         let i = rng.random_range(0..TOKENS);
-        let ((token, binding), other) = match class {
-            Class::Left => (&left[i], &right[i].0),
-            Class::Right => (&right[i], &left[i].0),
+        let ((token, who), (other, other_who)) = match class {
+            Class::Left => (&left[i], &right[i]),
+            Class::Right => (&right[i], &left[i]),
         };
         text.clear();
         text.push_str(other);
+        principal.clear();
+        principal.push_str(other_who);
         text.clear();
         text.push_str(token);
+        principal.clear();
+        principal.push_str(who);
+        let binding = binding(&principal, &args);
         runner.run_one(class, || {
-            codec.open_at::<Value>(black_box(&text), black_box(binding), now)
+            codec.open_at::<Value>(black_box(&text), black_box(&binding), now)
         });
     }
+}
+
+fn arguments() -> Value {
+    json!({"orderId": 42})
+}
+
+fn binding<'a>(principal: &'a str, args: &Value) -> Binding<'a> {
+    Binding::new(principal, Method::ToolsCall, "ShipOrder", Some(args))
 }
 
 /// `TOKENS` fresh tokens, each with its own flow id (and nonce, sealed).
@@ -130,18 +152,17 @@ fn tokens(codec: &StateCodec, binding: &Binding<'_>, now: OffsetDateTime) -> Vec
 }
 
 fn tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng, mode: Mode) {
-    let args = json!({"orderId": 42});
-    let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
+    let args = arguments();
     let now = OffsetDateTime::now_utc();
     let codec = codec(mode);
-    let tokens = tokens(&codec, &binding, now);
+    let tokens = tokens(&codec, &binding("user-7", &args), now);
     // The tag is the last 32 bytes (signed) or 16 bytes (sealed).
     let tag_len: isize = if mode == Mode::Signed { 32 } else { 16 };
     let first: Vec<_> = tokens
         .iter()
-        .map(|t| (flip(t, -tag_len), &binding))
+        .map(|t| (flip(t, -tag_len), "user-7"))
         .collect();
-    let last: Vec<_> = tokens.iter().map(|t| (flip(t, -1), &binding)).collect();
+    let last: Vec<_> = tokens.iter().map(|t| (flip(t, -1), "user-7")).collect();
     open_forged(runner, rng, &codec, &first, &last, now);
 }
 
@@ -154,15 +175,13 @@ fn sealed_tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
 }
 
 fn wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng, mode: Mode) {
-    let args = json!({"orderId": 42});
-    let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
-    // Same lengths, so the context has the same size: only the MAC differs.
-    let mallory = Binding::new("user-8", Method::ToolsCall, "ShipOrder", Some(&args));
     let now = OffsetDateTime::now_utc();
     let codec = codec(mode);
-    let tokens = tokens(&codec, &binding, now);
-    let wrong_binding: Vec<_> = tokens.iter().map(|t| (t.clone(), &mallory)).collect();
-    let wrong_tag: Vec<_> = tokens.iter().map(|t| (flip(t, -1), &binding)).collect();
+    let tokens = tokens(&codec, &binding("user-7", &arguments()), now);
+    // Another user of the same length: the context has the same size, only
+    // the MAC differs.
+    let wrong_binding: Vec<_> = tokens.iter().map(|t| (t.clone(), "user-8")).collect();
+    let wrong_tag: Vec<_> = tokens.iter().map(|t| (flip(t, -1), "user-7")).collect();
     open_forged(runner, rng, &codec, &wrong_binding, &wrong_tag, now);
 }
 
@@ -172,6 +191,18 @@ fn sealed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) 
 
 fn signed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) {
     wrong_binding_vs_wrong_tag(runner, rng, Mode::Signed);
+}
+
+/// The null control: both classes open the very same forged tokens. Any
+/// |t| it shows comes from the machine and the harness, not from the code.
+fn control_same_inputs_in_both_classes(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(Mode::Sealed);
+    let forged: Vec<_> = tokens(&codec, &binding("user-7", &arguments()), now)
+        .iter()
+        .map(|t| (flip(t, -1), "user-7"))
+        .collect();
+    open_forged(runner, rng, &codec, &forged, &forged, now);
 }
 
 fn control_naive_eq_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
@@ -193,7 +224,7 @@ fn control_naive_eq_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng
 /// passes: take a plain filter argument, ignore flags.
 fn main() -> std::io::Result<()> {
     let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
-    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 5] = [
+    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 6] = [
         (
             "signed_tag_first_vs_last_byte",
             signed_tag_first_vs_last_byte,
@@ -213,6 +244,10 @@ fn main() -> std::io::Result<()> {
         (
             "control_naive_eq_first_vs_last_byte",
             control_naive_eq_first_vs_last_byte,
+        ),
+        (
+            "control_same_inputs_in_both_classes",
+            control_same_inputs_in_both_classes,
         ),
     ];
     let benches = benches
