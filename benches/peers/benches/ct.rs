@@ -24,6 +24,9 @@
 //! - `control_same_inputs_in_both_classes`: the null control: both classes
 //!   open the same forged sealed tokens, so its |t| is the noise floor of
 //!   the machine and the harness.
+//! - `diag_*`: diagnostics that split `signed_tag_first_vs_last_byte` into
+//!   its parts: the base64 decode alone, the HMAC tag check alone, and the
+//!   same tag byte wrong by different bits.
 //!
 //! Tokens are built through the public API only: `start_at`, then bytes of
 //! the base64url-decoded token flipped and re-encoded with the same strict
@@ -193,6 +196,77 @@ fn signed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) 
     wrong_binding_vs_wrong_tag(runner, rng, Mode::Signed);
 }
 
+/// Diagnostic: the same byte (the tag's last) wrong in both classes, by a
+/// different bit. The tag matches in as many bytes either way; only the
+/// token's text differs.
+fn diag_signed_last_byte_bit0_vs_bit1(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(Mode::Signed);
+    let tokens = tokens(&codec, &binding("user-7", &arguments()), now);
+    let flip_bit = |t: &str, bit: u8| {
+        let mut bytes = URL_SAFE_NO_PAD.decode(t).expect("base64");
+        if let Some(last) = bytes.last_mut() {
+            *last ^= bit;
+        }
+        (URL_SAFE_NO_PAD.encode(bytes), "user-7")
+    };
+    let bit0: Vec<_> = tokens.iter().map(|t| flip_bit(t, 0x01)).collect();
+    let bit1: Vec<_> = tokens.iter().map(|t| flip_bit(t, 0x40)).collect();
+    open_forged(runner, rng, &codec, &bit0, &bit1, now);
+}
+
+/// Diagnostic: HMAC-SHA256 `verify_slice` alone on decoded bytes, the tag
+/// wrong in its first against its last byte: the tag check without base64.
+fn diag_bare_hmac_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    use hmac::{Hmac, KeyInit, Mac};
+    let keyed = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&[7; 32]).expect("key");
+    let msg = vec![0x61u8; 850];
+    let tag = keyed.clone().chain_update(&msg).finalize().into_bytes();
+    let mut first = tag.to_vec();
+    first[0] ^= 1;
+    let mut last = tag.to_vec();
+    last[31] ^= 1;
+    let slot = std::cell::RefCell::new(vec![0u8; 32]);
+    for class in classes(rng) {
+        let (mine, other) = match class {
+            Class::Left => (&first, &last),
+            Class::Right => (&last, &first),
+        };
+        slot.borrow_mut().copy_from_slice(other);
+        slot.borrow_mut().copy_from_slice(mine);
+        runner.run_one(class, || {
+            keyed
+                .clone()
+                .chain_update(black_box(&msg))
+                .verify_slice(&slot.borrow())
+                .is_err()
+        });
+    }
+}
+
+/// Diagnostic: only the strict base64 decode of the signed tokens of
+/// `signed_tag_first_vs_last_byte`, through the same shared buffer.
+fn diag_signed_base64_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(Mode::Signed);
+    let tokens = tokens(&codec, &binding("user-7", &arguments()), now);
+    let first: Vec<_> = tokens.iter().map(|t| flip(t, -32)).collect();
+    let last: Vec<_> = tokens.iter().map(|t| flip(t, -1)).collect();
+    let mut text = String::with_capacity(first[0].len());
+    for class in classes(rng) {
+        let i = rng.random_range(0..TOKENS);
+        let (mine, other) = match class {
+            Class::Left => (&first[i], &last[i]),
+            Class::Right => (&last[i], &first[i]),
+        };
+        text.clear();
+        text.push_str(other);
+        text.clear();
+        text.push_str(mine);
+        runner.run_one(class, || URL_SAFE_NO_PAD.decode(black_box(&text)).is_ok());
+    }
+}
+
 /// The null control: both classes open the very same forged tokens. Any
 /// |t| it shows comes from the machine and the harness, not from the code.
 fn control_same_inputs_in_both_classes(runner: &mut CtRunner, rng: &mut BenchRng) {
@@ -224,7 +298,19 @@ fn control_naive_eq_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng
 /// passes: take a plain filter argument, ignore flags.
 fn main() -> std::io::Result<()> {
     let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
-    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 6] = [
+    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 9] = [
+        (
+            "diag_signed_base64_first_vs_last_byte",
+            diag_signed_base64_first_vs_last_byte,
+        ),
+        (
+            "diag_signed_last_byte_bit0_vs_bit1",
+            diag_signed_last_byte_bit0_vs_bit1,
+        ),
+        (
+            "diag_bare_hmac_first_vs_last_byte",
+            diag_bare_hmac_first_vs_last_byte,
+        ),
         (
             "signed_tag_first_vs_last_byte",
             signed_tag_first_vs_last_byte,
