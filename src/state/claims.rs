@@ -210,10 +210,22 @@ struct WireIn<A> {
 }
 
 /// Serializes claims to the JSON the token carries.
+#[cfg(test)]
 pub(crate) fn encode<A: Serialize>(
     meta: &Meta,
     contents: &Contents<A>,
 ) -> Result<Vec<u8>, serde_json::Error> {
+    let mut out = Vec::new();
+    encode_into(meta, contents, &mut out)?;
+    Ok(out)
+}
+
+/// Appends the claims JSON to `out`, where the codec seals it in place.
+pub(crate) fn encode_into<A: Serialize>(
+    meta: &Meta,
+    contents: &Contents<A>,
+    out: &mut Vec<u8>,
+) -> Result<(), serde_json::Error> {
     let wire = WireOut {
         iat: meta.issued_at.unix_timestamp(),
         exp: meta.expires_at.unix_timestamp(),
@@ -228,7 +240,7 @@ pub(crate) fn encode<A: Serialize>(
         ans: &contents.answers,
         app: &contents.app,
     };
-    serde_json::to_vec(&wire)
+    serde_json::to_writer(out, &wire)
 }
 
 /// Parses authenticated claims JSON. `None` when it does not fit: only a

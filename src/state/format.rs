@@ -202,6 +202,19 @@ pub(crate) fn header(mode: Mode, key_id: KeyId, nonce: Option<&[u8; NONCE_LEN]>)
     out
 }
 
+/// Zeroed room for the header of a new token of `mode`, which the codec
+/// writes the claims after and then fills in.
+pub(crate) fn header_space(mode: Mode) -> Vec<u8> {
+    let header_len = match mode {
+        Mode::Sealed => SEALED_HEADER_LEN,
+        Mode::Signed => SIGNED_HEADER_LEN,
+    };
+    // Claims with little application data fit without growing.
+    let mut out = Vec::with_capacity(512);
+    out.resize(header_len, 0);
+    out
+}
+
 /// The authenticated context: the AEAD associated data of a sealed token, and
 /// the start of the MAC input of a signed one (which then appends the claims
 /// with [`push_field`]).

@@ -6,68 +6,13 @@
 
 use std::hint::black_box;
 
-use criterion::{Criterion, criterion_group, criterion_main};
-use mrtr_guard::{Field, Form, Outcome};
-use serde_json::{Value, json};
-
-fn form() -> Form {
-    Form::builder("Ship an order")
-        .field(
-            Field::string("name")
-                .min_length(1)
-                .max_length(100)
-                .required(),
-        )
-        .field(Field::email("email").required())
-        .field(Field::uri("website"))
-        .field(Field::date("shipDate").required())
-        .field(Field::date_time("pickupAt"))
-        .field(
-            Field::integer("quantity")
-                .minimum(1)
-                .maximum(100)
-                .required(),
-        )
-        .field(Field::number("weight").minimum(0).maximum(1000))
-        .field(Field::boolean("gift"))
-        .field(
-            Field::choice("speed")
-                .titled_option("std", "Standard")
-                .titled_option("exp", "Express"),
-        )
-        .field(
-            Field::multi_choice("extras")
-                .options(["wrap", "card", "insurance"])
-                .max_items(3),
-        )
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"))
-}
-
-fn accepted() -> Value {
-    json!({
-        "name": "Ada Lovelace",
-        "email": "ada@example.com",
-        "website": "https://example.com/ada",
-        "shipDate": "2026-08-01",
-        "pickupAt": "2026-08-01T09:30:00Z",
-        "quantity": 3,
-        "weight": 2.5,
-        "gift": true,
-        "speed": "exp",
-        "extras": ["wrap", "card"]
-    })
-}
-
-fn rejected() -> Value {
-    let mut v = accepted();
-    v["quantity"] = json!(101);
-    v["email"] = json!("ada at example.com");
-    v
-}
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use mrtr_guard::Outcome;
+use mrtr_guard_peers::{accepted, rejected, ship_form};
+use serde_json::json;
 
 fn bench(c: &mut Criterion) {
-    let form = form();
+    let form = ship_form();
     let schema = form.requested_schema();
     let validator = jsonschema::options()
         .should_validate_formats(true)
@@ -86,16 +31,16 @@ fn bench(c: &mut Criterion) {
     assert!(!validator.is_valid(&bad_content));
 
     let mut g = c.benchmark_group("validate");
-    g.bench_function("ours/accepted", |b| {
+    g.bench_function(BenchmarkId::new("ours", "accepted"), |b| {
         b.iter(|| form.validate(black_box(&ok_result)))
     });
-    g.bench_function("jsonschema/accepted", |b| {
+    g.bench_function(BenchmarkId::new("jsonschema", "accepted"), |b| {
         b.iter(|| validator.is_valid(black_box(&ok_content)))
     });
-    g.bench_function("ours/rejected", |b| {
+    g.bench_function(BenchmarkId::new("ours", "rejected"), |b| {
         b.iter(|| form.validate(black_box(&bad_result)))
     });
-    g.bench_function("jsonschema/rejected", |b| {
+    g.bench_function(BenchmarkId::new("jsonschema", "rejected"), |b| {
         b.iter(|| validator.is_valid(black_box(&bad_content)))
     });
     g.finish();

@@ -1,0 +1,352 @@
+//! Constant-time evidence: dudect-style Welch t-tests on `StateCodec::open_at`.
+//!
+//! `cargo bench -p mrtr-guard-peers --bench ct [-- FILTER]`
+//!
+//! Each test times one call per measurement, the two input classes drawn at
+//! random and interleaved, and reports the largest |t| over the uncropped
+//! and 100 percentile-cropped sample sets (dudect-bencher's `max t`). A
+//! |t| above 4.5 is the usual threshold for "these two classes take
+//! different times". `CT_MEASUREMENTS` sets the measurements per test
+//! (default 1,000,000, split at random between the classes).
+//!
+//! - `signed_tag_first_vs_last_byte`: a signed token whose tag differs from
+//!   the right one in its first byte, against one that differs in its last.
+//!   An early-exit comparison would return sooner for the first.
+//! - `sealed_wrong_binding_vs_wrong_tag`: an authentic sealed token opened
+//!   under another user's binding, against the same token with its last
+//!   tag byte flipped, opened under the right binding. Both must fail at the
+//!   same tag check, after the same work.
+//! - `signed_wrong_binding_vs_wrong_tag`: the same pair in signed mode.
+//! - `sealed_tag_first_vs_last_byte`: the first test in sealed mode.
+//! - `control_naive_eq_first_vs_last_byte`: a positive control that must
+//!   fail: `==` on two 4 KiB slices differing in the first byte against the
+//!   last. It shows the harness sees a leak on this machine.
+//! - `control_same_inputs_in_both_classes`: the null control: both classes
+//!   open the same forged sealed tokens, so its |t| is the noise floor of
+//!   the machine and the harness.
+//! - `diag_*`: diagnostics that split `signed_tag_first_vs_last_byte` into
+//!   its parts: the base64 decode alone, the HMAC tag check alone, and the
+//!   same tag byte wrong by different bits.
+//!
+//! Tokens are built through the public API only: `start_at`, then bytes of
+//! the base64url-decoded token flipped and re-encoded with the same strict
+//! unpadded URL-safe alphabet.
+
+use std::hint::black_box;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use dudect_bencher::ctbench::{BenchMetadata, BenchName, BenchOpts, run_benches_console};
+use dudect_bencher::rand::RngExt as _;
+use dudect_bencher::{BenchRng, Class, CtRunner};
+use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+use mrtr_guard_peers::app_data;
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+const AUDIENCE: &str = "https://mcp.example.com/mcp";
+
+fn measurements() -> usize {
+    std::env::var("CT_MEASUREMENTS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+fn classes(rng: &mut BenchRng) -> Vec<Class> {
+    (0..measurements())
+        .map(|_| {
+            if rng.random::<bool>() {
+                Class::Left
+            } else {
+                Class::Right
+            }
+        })
+        .collect()
+}
+
+fn codec(mode: Mode) -> StateCodec {
+    StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[7; 32]).expect("key"))
+        .mode(mode)
+        .build()
+        .expect("codec")
+}
+
+/// `token` with byte `at` of its decoded bytes (from the end when negative)
+/// XORed with `0x01`, re-encoded.
+fn flip(token: &str, at: isize) -> String {
+    let mut bytes = URL_SAFE_NO_PAD.decode(token).expect("base64");
+    let at = if at < 0 {
+        bytes.len() - at.unsigned_abs()
+    } else {
+        at.unsigned_abs()
+    };
+    bytes[at] ^= 0x01;
+    URL_SAFE_NO_PAD.encode(bytes)
+}
+
+/// How many distinct tokens each class draws from.
+const TOKENS: usize = 64;
+
+/// Times `open_at` on the two classes' (token, principal) pairs, all of
+/// which must be refused as forged. Each measurement takes a pair at random
+/// from its class, reads its token from one shared buffer (after reading the
+/// other class's token there too) and builds its binding from one shared
+/// principal buffer: the classes differ in content only, not in where their
+/// bytes lie or in which lines the caches hold.
+fn open_forged(
+    runner: &mut CtRunner,
+    rng: &mut BenchRng,
+    codec: &StateCodec,
+    left: &[(String, &str)],
+    right: &[(String, &str)],
+    now: OffsetDateTime,
+) {
+    let args = arguments();
+    for (token, principal) in left.iter().chain(right) {
+        assert_eq!(
+            codec
+                .open_at::<Value>(token, &binding(principal, &args), now)
+                .err(),
+            Some(StateError::Forged)
+        );
+    }
+    let longest = left.iter().chain(right).map(|(t, _)| t.len()).max();
+    let mut text = String::with_capacity(longest.unwrap_or(0));
+    let mut principal = String::with_capacity(16);
+    for class in classes(rng) {
+        let i = rng.random_range(0..TOKENS);
+        let ((token, who), (other, other_who)) = match class {
+            Class::Left => (&left[i], &right[i]),
+            Class::Right => (&right[i], &left[i]),
+        };
+        text.clear();
+        text.push_str(other);
+        principal.clear();
+        principal.push_str(other_who);
+        text.clear();
+        text.push_str(token);
+        principal.clear();
+        principal.push_str(who);
+        let binding = binding(&principal, &args);
+        runner.run_one(class, || {
+            codec.open_at::<Value>(black_box(&text), black_box(&binding), now)
+        });
+    }
+}
+
+fn arguments() -> Value {
+    json!({"orderId": 42})
+}
+
+fn binding<'a>(principal: &'a str, args: &Value) -> Binding<'a> {
+    Binding::new(principal, Method::ToolsCall, "ShipOrder", Some(args))
+}
+
+/// `TOKENS` fresh tokens, each with its own flow id (and nonce, sealed).
+fn tokens(codec: &StateCodec, binding: &Binding<'_>, now: OffsetDateTime) -> Vec<String> {
+    (0..TOKENS)
+        .map(|_| {
+            codec
+                .start_at(binding, &Contents::new(app_data(512)), now)
+                .expect("mint")
+        })
+        .collect()
+}
+
+fn tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng, mode: Mode) {
+    let args = arguments();
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(mode);
+    let tokens = tokens(&codec, &binding("user-7", &args), now);
+    // The tag is the last 32 bytes (signed) or 16 bytes (sealed).
+    let tag_len: isize = if mode == Mode::Signed { 32 } else { 16 };
+    let first: Vec<_> = tokens
+        .iter()
+        .map(|t| (flip(t, -tag_len), "user-7"))
+        .collect();
+    let last: Vec<_> = tokens.iter().map(|t| (flip(t, -1), "user-7")).collect();
+    open_forged(runner, rng, &codec, &first, &last, now);
+}
+
+fn signed_tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    tag_first_vs_last_byte(runner, rng, Mode::Signed);
+}
+
+fn sealed_tag_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    tag_first_vs_last_byte(runner, rng, Mode::Sealed);
+}
+
+fn wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng, mode: Mode) {
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(mode);
+    let tokens = tokens(&codec, &binding("user-7", &arguments()), now);
+    // Another user of the same length: the context has the same size, only
+    // the MAC differs.
+    let wrong_binding: Vec<_> = tokens.iter().map(|t| (t.clone(), "user-8")).collect();
+    let wrong_tag: Vec<_> = tokens.iter().map(|t| (flip(t, -1), "user-7")).collect();
+    open_forged(runner, rng, &codec, &wrong_binding, &wrong_tag, now);
+}
+
+fn sealed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) {
+    wrong_binding_vs_wrong_tag(runner, rng, Mode::Sealed);
+}
+
+fn signed_wrong_binding_vs_wrong_tag(runner: &mut CtRunner, rng: &mut BenchRng) {
+    wrong_binding_vs_wrong_tag(runner, rng, Mode::Signed);
+}
+
+/// Diagnostic: the same byte (the tag's last) wrong in both classes, by a
+/// different bit. The tag matches in as many bytes either way; only the
+/// token's text differs.
+fn diag_signed_last_byte_bit0_vs_bit1(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(Mode::Signed);
+    let tokens = tokens(&codec, &binding("user-7", &arguments()), now);
+    let flip_bit = |t: &str, bit: u8| {
+        let mut bytes = URL_SAFE_NO_PAD.decode(t).expect("base64");
+        if let Some(last) = bytes.last_mut() {
+            *last ^= bit;
+        }
+        (URL_SAFE_NO_PAD.encode(bytes), "user-7")
+    };
+    let bit0: Vec<_> = tokens.iter().map(|t| flip_bit(t, 0x01)).collect();
+    let bit1: Vec<_> = tokens.iter().map(|t| flip_bit(t, 0x40)).collect();
+    open_forged(runner, rng, &codec, &bit0, &bit1, now);
+}
+
+/// Diagnostic: HMAC-SHA256 `verify_slice` alone on decoded bytes, the tag
+/// wrong in its first against its last byte: the tag check without base64.
+fn diag_bare_hmac_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    use hmac::{Hmac, KeyInit, Mac};
+    let keyed = <Hmac<sha2::Sha256> as KeyInit>::new_from_slice(&[7; 32]).expect("key");
+    let msg = vec![0x61u8; 850];
+    let tag = keyed.clone().chain_update(&msg).finalize().into_bytes();
+    let mut first = tag.to_vec();
+    first[0] ^= 1;
+    let mut last = tag.to_vec();
+    last[31] ^= 1;
+    let slot = std::cell::RefCell::new(vec![0u8; 32]);
+    for class in classes(rng) {
+        let (mine, other) = match class {
+            Class::Left => (&first, &last),
+            Class::Right => (&last, &first),
+        };
+        slot.borrow_mut().copy_from_slice(other);
+        slot.borrow_mut().copy_from_slice(mine);
+        runner.run_one(class, || {
+            keyed
+                .clone()
+                .chain_update(black_box(&msg))
+                .verify_slice(&slot.borrow())
+                .is_err()
+        });
+    }
+}
+
+/// Diagnostic: only the strict base64 decode of the signed tokens of
+/// `signed_tag_first_vs_last_byte`, through the same shared buffer.
+fn diag_signed_base64_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(Mode::Signed);
+    let tokens = tokens(&codec, &binding("user-7", &arguments()), now);
+    let first: Vec<_> = tokens.iter().map(|t| flip(t, -32)).collect();
+    let last: Vec<_> = tokens.iter().map(|t| flip(t, -1)).collect();
+    let mut text = String::with_capacity(first[0].len());
+    for class in classes(rng) {
+        let i = rng.random_range(0..TOKENS);
+        let (mine, other) = match class {
+            Class::Left => (&first[i], &last[i]),
+            Class::Right => (&last[i], &first[i]),
+        };
+        text.clear();
+        text.push_str(other);
+        text.clear();
+        text.push_str(mine);
+        runner.run_one(class, || URL_SAFE_NO_PAD.decode(black_box(&text)).is_ok());
+    }
+}
+
+/// The null control: both classes open the very same forged tokens. Any
+/// |t| it shows comes from the machine and the harness, not from the code.
+fn control_same_inputs_in_both_classes(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let now = OffsetDateTime::now_utc();
+    let codec = codec(Mode::Sealed);
+    let forged: Vec<_> = tokens(&codec, &binding("user-7", &arguments()), now)
+        .iter()
+        .map(|t| (flip(t, -1), "user-7"))
+        .collect();
+    open_forged(runner, rng, &codec, &forged, &forged, now);
+}
+
+fn control_naive_eq_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    let reference = vec![0x5au8; 4096];
+    let mut first = reference.clone();
+    first[0] ^= 1;
+    let mut last = reference.clone();
+    last[4095] ^= 1;
+    for class in classes(rng) {
+        let other = match class {
+            Class::Left => &first,
+            Class::Right => &last,
+        };
+        runner.run_one(class, || black_box(&reference[..]) == black_box(&other[..]));
+    }
+}
+
+/// dudect-bencher's own `main` refuses the `--bench` flag that `cargo bench`
+/// passes: take a plain filter argument, ignore flags.
+fn main() -> std::io::Result<()> {
+    let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
+    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 9] = [
+        (
+            "diag_signed_base64_first_vs_last_byte",
+            diag_signed_base64_first_vs_last_byte,
+        ),
+        (
+            "diag_signed_last_byte_bit0_vs_bit1",
+            diag_signed_last_byte_bit0_vs_bit1,
+        ),
+        (
+            "diag_bare_hmac_first_vs_last_byte",
+            diag_bare_hmac_first_vs_last_byte,
+        ),
+        (
+            "signed_tag_first_vs_last_byte",
+            signed_tag_first_vs_last_byte,
+        ),
+        (
+            "sealed_tag_first_vs_last_byte",
+            sealed_tag_first_vs_last_byte,
+        ),
+        (
+            "sealed_wrong_binding_vs_wrong_tag",
+            sealed_wrong_binding_vs_wrong_tag,
+        ),
+        (
+            "signed_wrong_binding_vs_wrong_tag",
+            signed_wrong_binding_vs_wrong_tag,
+        ),
+        (
+            "control_naive_eq_first_vs_last_byte",
+            control_naive_eq_first_vs_last_byte,
+        ),
+        (
+            "control_same_inputs_in_both_classes",
+            control_same_inputs_in_both_classes,
+        ),
+    ];
+    let benches = benches
+        .into_iter()
+        .map(|(name, benchfn)| BenchMetadata {
+            name: BenchName(name),
+            seed: None,
+            benchfn,
+        })
+        .collect();
+    let opts = BenchOpts {
+        filter,
+        ..BenchOpts::default()
+    };
+    run_benches_console(opts, benches)
+}
