@@ -1,76 +1,83 @@
-//! One whole round on the server, from the retry request's bytes to the
-//! response's bytes, in both modes.
+//! One whole round on the server through the runtime, from the retry
+//! request's bytes to the response's bytes, in both modes.
 //!
 //! `cargo bench -p mrtr-guard-peers --bench round`
 //!
-//! The multi-round runtime is not on `main` yet, so the round is built from
-//! the public pieces it will use, in its order: `parse_strict` of the
-//! JSON-RPC request; `StateCodec::open_at` of its `requestState` under the
-//! call's binding; `Form::validate_response` of the `inputResponses` entry
-//! that the token asked for; `StateCodec::next_at` with the proven answer
-//! and the next question; `serde_json::to_vec` of the `input_required`
-//! result.
+//! The round: `parse_strict` of the JSON-RPC request; `CallParams::from_json`;
+//! `Flow::run` with a handler that `require`s the 10-field ship form (the
+//! runtime opens the `requestState` under the call's binding, checks that the
+//! answer is to the question the state asked, and validates it) and then a
+//! confirmation (so the runtime mints the next state carrying the proven
+//! answer and 512 B of application data); `serde_json::to_vec` of the
+//! `input_required` response.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use mrtr_guard::{
-    Binding, Contents, Limits, MasterKey, Method, Mode, Outcome, StateCodec, parse_strict,
+    Call, CallParams, Flow, Form, Limits, MasterKey, Method, Mode, Response, Round, StateCodec,
+    Stop, parse_strict,
 };
 use mrtr_guard_peers::{accepted, app_data, ship_form};
 use serde_json::{Value, json};
-use time::OffsetDateTime;
 
 const PRINCIPAL: &str = "user-7";
 
+struct Forms {
+    ship: Form,
+    confirm: Form,
+}
+
+/// The tool: ship form, then a confirmation; 512 B of app data from round 1.
+fn handler(round: &mut Round<'_>, forms: &Forms) -> Result<usize, Stop> {
+    if round.is_first() {
+        round.set_app(&app_data(512)).map_err(Stop::Failed)?;
+    }
+    let ship = round.require("ship", &forms.ship)?;
+    round.require("confirm", &forms.confirm)?;
+    Ok(ship.str("name")?.len())
+}
+
 /// The server's side of one round: `None` when any step refuses.
-fn round(
-    codec: &StateCodec,
-    form: &mrtr_guard::Form,
-    confirm: &Value,
-    request: &[u8],
-    now: OffsetDateTime,
-) -> Option<Vec<u8>> {
+fn round(flow: &Flow, forms: &Forms, request: &[u8]) -> Option<Vec<u8>> {
     let request = parse_strict(request, &Limits::new()).ok()?;
     let method = Method::from_name(request.get("method")?.as_str()?)?;
-    let params = request.get("params")?;
-    let target = params.get("name")?.as_str()?;
-    let binding = Binding::new(PRINCIPAL, method, target, params.get("arguments"));
-    let token = params.get("requestState")?.as_str()?;
-    let claims = codec.open_at::<Value>(token, &binding, now).ok()?;
-    // The runtime answers only questions its token asked.
-    let (key, _) = claims.questions().first_key_value()?;
-    let Outcome::Accepted(answers) = form.validate_response(params.get("inputResponses")?, key)
+    let params = CallParams::from_json(method, request.get("params")?).ok()?;
+    let call = Call::new(params).with_principal(PRINCIPAL);
+    let Response::InputRequired(result) = flow.run(call, |round| handler(round, forms)).ok()?
     else {
         return None;
     };
-    let contents = Contents::new(claims.app().clone())
-        .answer(key.clone(), answers.to_json())
-        .question("confirm", confirm);
-    let next = codec.next_at(&binding, &claims, &contents, now).ok()?;
-    let response = json!({
-        "jsonrpc": "2.0",
-        "id": request.get("id")?,
-        "result": {
-            "resultType": "input_required",
-            "inputRequests": {"confirm": confirm},
-            "requestState": next,
-        },
-    });
+    let response = json!({"jsonrpc": "2.0", "id": request.get("id")?, "result": result});
     serde_json::to_vec(&response).ok()
 }
 
-fn bench_round(c: &mut Criterion) {
-    let form = ship_form();
-    let ask = json!({"method": "elicitation/create", "params": form.elicit_params()});
-    let confirm = json!({
-        "method": "elicitation/create",
-        "params": {"message": "Ship it?", "requestedSchema": {"type": "object", "properties": {}}},
+fn request(id: u32, state: Option<&str>, responses: Option<Value>) -> Vec<u8> {
+    let mut params = json!({
+        "name": "ShipOrder",
+        "arguments": {"orderId": 42, "note": "fragile"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}},
+        },
     });
-    let arguments = json!({"orderId": 42, "note": "fragile"});
-    let binding = Binding::new(PRINCIPAL, Method::ToolsCall, "ShipOrder", Some(&arguments));
-    let now = OffsetDateTime::now_utc();
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    if let Some(responses) = responses {
+        params["inputResponses"] = responses;
+    }
+    serde_json::to_vec(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}),
+    )
+    .expect("json")
+}
 
+fn bench_round(c: &mut Criterion) {
+    let forms = Forms {
+        ship: ship_form(),
+        confirm: Form::builder("Ship it?").build().expect("form"),
+    };
     let mut group = c.benchmark_group("round");
     for (name, mode) in [("sealed", Mode::Sealed), ("signed", Mode::Signed)] {
         let codec = StateCodec::builder(
@@ -80,29 +87,22 @@ fn bench_round(c: &mut Criterion) {
         .mode(mode)
         .build()
         .expect("codec");
-        // Round 1 asked the ship form and carried 512 B of application data.
-        let first = codec
-            .start_at(
-                &binding,
-                &Contents::new(app_data(512)).question("ship", &ask),
-                now,
-            )
-            .expect("mint");
-        let request = serde_json::to_vec(&json!({
-            "jsonrpc": "2.0",
-            "id": 7,
-            "method": "tools/call",
-            "params": {
-                "name": "ShipOrder",
-                "arguments": arguments,
-                "inputResponses": {"ship": {"action": "accept", "content": accepted()}},
-                "requestState": first,
-            },
-        }))
-        .expect("json");
-        assert!(round(&codec, &form, &confirm, &request, now).is_some());
+        let flow = Flow::new(codec);
+        // Round 1 through the runtime: it asks the ship form.
+        let first = round(&flow, &forms, &request(1, None, None)).expect("round 1");
+        let first: Value = serde_json::from_slice(&first).expect("json");
+        let state = first["result"]["requestState"].as_str().expect("state");
+        let retry = request(
+            2,
+            Some(state),
+            Some(json!({"ship": {"action": "accept", "content": accepted()}})),
+        );
+        // Round 2 answers it; the runtime asks the confirmation next.
+        let second = round(&flow, &forms, &retry).expect("round 2");
+        let second: Value = serde_json::from_slice(&second).expect("json");
+        assert!(second["result"]["inputRequests"]["confirm"].is_object());
         group.bench_function(BenchmarkId::new("mrtr-guard", name), |b| {
-            b.iter(|| round(&codec, &form, &confirm, black_box(&request), now));
+            b.iter(|| round(&flow, &forms, black_box(&retry)));
         });
     }
     group.finish();
