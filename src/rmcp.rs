@@ -129,13 +129,10 @@ impl RmcpFlow {
         params: &CallToolRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        let call = CallParams::new(Method::ToolsCall, params.name.as_ref(), meta(cx)?);
-        let call = match &params.arguments {
-            Some(arguments) => call.with_arguments(arguments.clone()),
-            None => call,
-        };
         self.round(
-            call,
+            Method::ToolsCall,
+            params.name.as_ref(),
+            params.arguments.as_ref(),
             params.input_responses.as_ref(),
             params.request_state.as_deref(),
             cx,
@@ -152,13 +149,10 @@ impl RmcpFlow {
         params: &GetPromptRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        let call = CallParams::new(Method::PromptsGet, params.name.as_str(), meta(cx)?);
-        let call = match &params.arguments {
-            Some(arguments) => call.with_arguments(arguments.clone()),
-            None => call,
-        };
         self.round(
-            call,
+            Method::PromptsGet,
+            params.name.as_str(),
+            params.arguments.as_ref(),
             params.input_responses.as_ref(),
             params.request_state.as_deref(),
             cx,
@@ -175,22 +169,32 @@ impl RmcpFlow {
         params: &ReadResourceRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        let call = CallParams::new(Method::ResourcesRead, params.uri.as_str(), meta(cx)?);
         self.round(
-            call,
+            Method::ResourcesRead,
+            params.uri.as_str(),
+            None,
             params.input_responses.as_ref(),
             params.request_state.as_deref(),
             cx,
         )
     }
 
+    /// The one path the three rounds take: the call's params from rmcp's
+    /// parsed request, then the flow's round.
     fn round(
         &self,
-        call: CallParams,
+        method: Method,
+        target: &str,
+        arguments: Option<&Map<String, Value>>,
         responses: Option<&::rmcp::model::InputResponses>,
         state: Option<&str>,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
+        let call = CallParams::new(method, target, meta(cx)?);
+        let call = match arguments {
+            Some(arguments) => call.with_arguments(arguments.clone()),
+            None => call,
+        };
         let call = match responses {
             Some(responses) => {
                 let raw: Map<String, Value> = responses
