@@ -92,6 +92,7 @@
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]
 
+mod b64;
 mod error;
 mod form;
 mod runtime;

@@ -6,10 +6,9 @@
 //! signed (0x02): version(1) | key id(4) | claims(n)                 | tag(32)
 //! ```
 
-use base64::Engine as _;
-use base64::engine::general_purpose::{GeneralPurpose, GeneralPurposeConfig, URL_SAFE_NO_PAD};
-use base64::engine::{DecodePaddingMode, general_purpose};
 use zeroize::Zeroizing;
+
+use crate::b64::{self, Alphabet, Padding};
 
 use crate::state::binding::Binding;
 use crate::state::keys::KeyId;
@@ -34,47 +33,37 @@ const LABEL_SIGNED: &[u8] = b"mrtr-guard/v1/signed";
 
 /// Encodes token bytes: URL-safe base64, no padding.
 pub(crate) fn encode_token(bytes: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(bytes)
+    b64::encode(bytes, Alphabet::UrlSafe, false)
 }
 
 /// Decodes token text strictly: URL-safe alphabet only, no padding, no white
 /// space, and no stray bits in the last character, so that one token has
-/// exactly one spelling.
+/// exactly one spelling. Constant time in the characters (see `b64`).
 pub(crate) fn decode_token(text: &str) -> Option<Vec<u8>> {
-    URL_SAFE_NO_PAD.decode(text).ok()
+    b64::decode(text, Alphabet::UrlSafe, Padding::Forbidden)
 }
 
-const STANDARD_ANY_PAD: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::STANDARD,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
-const URL_SAFE_ANY_PAD: GeneralPurpose = GeneralPurpose::new(
-    &base64::alphabet::URL_SAFE,
-    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
-);
-
-/// Decodes a master key written as standard or URL-safe base64.
+/// Decodes a master key written as standard or URL-safe base64, padded or
+/// not. Constant time in the characters, and nothing decoded is left in
+/// memory unwiped.
 pub(crate) fn decode_key_text(text: &str) -> Option<Zeroizing<Vec<u8>>> {
-    STANDARD_ANY_PAD
-        .decode(text)
-        .or_else(|_| URL_SAFE_ANY_PAD.decode(text))
-        .ok()
-        .map(Zeroizing::new)
+    b64::decode_secret(text, Alphabet::Standard, Padding::Optional)
+        .or_else(|| b64::decode_secret(text, Alphabet::UrlSafe, Padding::Optional))
 }
 
 /// Encodes a master key as standard padded base64.
 pub(crate) fn encode_key_text(bytes: &[u8]) -> String {
-    general_purpose::STANDARD.encode(bytes)
+    b64::encode(bytes, Alphabet::Standard, true)
 }
 
 /// Encodes a short identifier (flow id, digest) inside the claims.
 pub(crate) fn encode_id(bytes: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(bytes)
+    b64::encode(bytes, Alphabet::UrlSafe, false)
 }
 
 /// Decodes an identifier written by [`encode_id`] into exactly `N` bytes.
 pub(crate) fn decode_id<const N: usize>(text: &str) -> Option<[u8; N]> {
-    let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
+    let bytes = b64::decode(text, Alphabet::UrlSafe, Padding::Forbidden)?;
     bytes.try_into().ok()
 }
 

@@ -25,8 +25,9 @@
 //!   open the same forged sealed tokens, so its |t| is the noise floor of
 //!   the machine and the harness.
 //! - `diag_*`: diagnostics that split `signed_tag_first_vs_last_byte` into
-//!   its parts: the base64 decode alone, the HMAC tag check alone, and the
-//!   same tag byte wrong by different bits.
+//!   its parts: the base64 decode alone (the crate's own, and for
+//!   comparison the `base64` crate's table-driven one), the HMAC tag check
+//!   alone, and the same tag byte wrong by different bits.
 //!
 //! Tokens are built through the public API only: `start_at`, then bytes of
 //! the base64url-decoded token flipped and re-encoded with the same strict
@@ -39,7 +40,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use dudect_bencher::ctbench::{BenchMetadata, BenchName, BenchOpts, run_benches_console};
 use dudect_bencher::rand::RngExt as _;
 use dudect_bencher::{BenchRng, Class, CtRunner};
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError, TokenInfo};
 use mrtr_guard_peers::app_data;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -246,7 +247,13 @@ fn diag_bare_hmac_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) 
 
 /// Diagnostic: only the strict base64 decode of the signed tokens of
 /// `signed_tag_first_vs_last_byte`, through the same shared buffer.
-fn diag_signed_base64_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+/// Times `decode` on token texts whose tags differ in their first against
+/// their last byte.
+fn base64_first_vs_last_byte(
+    runner: &mut CtRunner,
+    rng: &mut BenchRng,
+    decode: impl Fn(&str) -> bool,
+) {
     let now = OffsetDateTime::now_utc();
     let codec = codec(Mode::Signed);
     let tokens = tokens(&codec, &binding("user-7", &arguments()), now);
@@ -263,8 +270,20 @@ fn diag_signed_base64_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchR
         text.push_str(other);
         text.clear();
         text.push_str(mine);
-        runner.run_one(class, || URL_SAFE_NO_PAD.decode(black_box(&text)).is_ok());
+        runner.run_one(class, || decode(black_box(&text)));
     }
+}
+
+/// The crate's own decoder (`TokenInfo::parse` is the strict base64url
+/// decode and the layout split, nothing else).
+fn diag_signed_base64_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    base64_first_vs_last_byte(runner, rng, |text| TokenInfo::parse(text).is_ok());
+}
+
+/// The table-driven decoder of the `base64` crate on the same texts, for
+/// comparison (the crate used it for token text until it had its own).
+fn diag_base64_crate_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
+    base64_first_vs_last_byte(runner, rng, |text| URL_SAFE_NO_PAD.decode(text).is_ok());
 }
 
 /// The null control: both classes open the very same forged tokens. Any
@@ -298,10 +317,14 @@ fn control_naive_eq_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng
 /// passes: take a plain filter argument, ignore flags.
 fn main() -> std::io::Result<()> {
     let filter = std::env::args().skip(1).find(|arg| !arg.starts_with('-'));
-    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 9] = [
+    let benches: [(&'static str, dudect_bencher::ctbench::BenchFn); 10] = [
         (
             "diag_signed_base64_first_vs_last_byte",
             diag_signed_base64_first_vs_last_byte,
+        ),
+        (
+            "diag_base64_crate_first_vs_last_byte",
+            diag_base64_crate_first_vs_last_byte,
         ),
         (
             "diag_signed_last_byte_bit0_vs_bit1",
