@@ -220,11 +220,11 @@ pub(crate) fn encode<A: Serialize>(
     Ok(out)
 }
 
-/// Appends the claims JSON to `out`, where the codec seals it in place.
+/// Writes the claims JSON to `out`, where the codec seals it in place.
 pub(crate) fn encode_into<A: Serialize>(
     meta: &Meta,
     contents: &Contents<A>,
-    out: &mut Vec<u8>,
+    out: impl std::io::Write,
 ) -> Result<(), serde_json::Error> {
     let wire = WireOut {
         iat: meta.issued_at.unix_timestamp(),

@@ -35,7 +35,7 @@ pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
 pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 
 use claims::Meta;
-use format::{NONCE_LEN, RawToken, SplitError};
+use format::{NONCE_LEN, RawToken, SplitError, TokenBuffer};
 
 /// Limits every token is held to. The defaults suit an interactive form:
 ///
@@ -503,7 +503,7 @@ impl StateCodec {
         contents: &Contents<A>,
         nonce: Option<[u8; NONCE_LEN]>,
     ) -> Result<String, MintError> {
-        let mut buffer = Zeroizing::new(format::header_space(self.mode));
+        let mut buffer = TokenBuffer::new(self.mode);
         claims::encode_into(meta, contents, &mut buffer).map_err(MintError::Serialize)?;
         self.seal_in_place(binding, buffer, nonce)
     }
@@ -517,7 +517,7 @@ impl StateCodec {
         plain: &[u8],
         nonce: Option<[u8; NONCE_LEN]>,
     ) -> Result<String, MintError> {
-        let mut buffer = Zeroizing::new(format::header_space(self.mode));
+        let mut buffer = TokenBuffer::new(self.mode);
         buffer.extend_from_slice(plain);
         self.seal_in_place(binding, buffer, nonce)
     }
@@ -528,7 +528,7 @@ impl StateCodec {
     fn seal_in_place(
         &self,
         binding: &Binding<'_>,
-        mut buffer: Zeroizing<Vec<u8>>,
+        mut buffer: TokenBuffer,
         nonce: Option<[u8; NONCE_LEN]>,
     ) -> Result<String, MintError> {
         if !self.principal_ok(binding) {
@@ -546,6 +546,7 @@ impl StateCodec {
         };
         let header = format::header(self.mode, key.id(), nonce.as_ref());
         let (room, body) = buffer
+            .as_mut_slice()
             .split_at_mut_checked(header.len())
             .ok_or(MintError::Encrypt)?;
         room.copy_from_slice(&header);
@@ -565,8 +566,7 @@ impl StateCodec {
                 buffer.extend_from_slice(&mac.finalize().into_bytes());
             }
         }
-        // Ciphertext, or claims the client may read: nothing left to wipe.
-        let bytes = std::mem::take(&mut *buffer);
+        let bytes = buffer.into_sealed();
         let token = format::encode_token(&bytes);
         if token.len() > self.policy.max_token_len {
             return Err(MintError::TooLarge {
