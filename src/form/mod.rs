@@ -7,7 +7,8 @@ mod fields;
 mod schema;
 mod title;
 
-use std::sync::Arc;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
@@ -57,10 +58,30 @@ pub struct Form {
     inner: Arc<Inner>,
 }
 
-#[derive(Debug, PartialEq)]
 struct Inner {
     message: String,
     fields: Vec<Field>,
+    /// `schema::emit(&fields)`, made once at build.
+    schema: Value,
+    /// The digest the runtime records for this form's elicitation request,
+    /// made on first use and kept (see [`Form::request_digest`]).
+    request_digest: OnceLock<[u8; 32]>,
+}
+
+impl PartialEq for Inner {
+    /// The message and the fields: what is cached from them is left out.
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message && self.fields == other.fields
+    }
+}
+
+impl fmt::Debug for Inner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Inner")
+            .field("message", &self.message)
+            .field("fields", &self.fields)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Form {
@@ -120,7 +141,15 @@ impl Form {
     /// omitted when no field is required).
     #[must_use]
     pub fn requested_schema(&self) -> Value {
-        schema::emit(&self.inner.fields)
+        self.inner.schema.clone()
+    }
+
+    /// The digest of this form's elicitation request, computed by
+    /// `compute` the first time and returned from the cache after: a form
+    /// is immutable, so its request, and the request's digest, never
+    /// change. (The runtime owns the digest; the form only keeps it.)
+    pub(crate) fn request_digest(&self, compute: impl FnOnce() -> [u8; 32]) -> [u8; 32] {
+        *self.inner.request_digest.get_or_init(compute)
     }
 
     /// The `params` of a form-mode `elicitation/create` input request:
@@ -248,7 +277,9 @@ impl FormBuilder {
         Ok(Form {
             inner: Arc::new(Inner {
                 message: self.message,
+                schema: schema::emit(&fields),
                 fields,
+                request_digest: OnceLock::new(),
             }),
         })
     }
@@ -269,6 +300,27 @@ mod tests {
     #[test]
     fn form_is_send_sync_clone() {
         assert_send_sync::<Form>();
+    }
+
+    #[test]
+    fn request_digest_is_made_once_and_is_not_part_of_equality() {
+        let build = || Form::builder("m").field(Field::boolean("ok")).build();
+        let (form, twin) = (build().unwrap(), build().unwrap());
+        let mut calls = 0;
+        let mut digest = |byte| {
+            form.request_digest(|| {
+                calls += 1;
+                [byte; 32]
+            })
+        };
+        assert_eq!(digest(1), [1; 32]);
+        assert_eq!(digest(2), [1; 32]);
+        assert_eq!(calls, 1);
+        // One has its digest cached, the other not: still equal.
+        assert_eq!(form, twin);
+        assert_eq!(form.clone().request_digest(|| [3; 32]), [1; 32]);
+        assert_eq!(twin.request_digest(|| [3; 32]), [3; 32]);
+        assert_eq!(form.requested_schema(), schema::emit(form.fields()));
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! One round of a multi-round call.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -36,7 +37,11 @@ use crate::wire::{
 pub struct Round<'f> {
     flow: &'f Flow,
     call: Call,
-    claims: Option<Claims<Value>>,
+    /// The opened state's times, round and flow id; its contents are in
+    /// `asked`, `proven` and `app`.
+    claims: Option<Claims<()>>,
+    /// The questions the opened state says were asked.
+    asked: BTreeMap<String, JsonDigest>,
     /// Proven answers: key -> {"q": question digest, "r": answer}.
     proven: BTreeMap<String, Value>,
     asks: InputRequests,
@@ -44,33 +49,43 @@ pub struct Round<'f> {
     /// What the asks this round could not send would have needed.
     missing: ClientCapabilities,
     app: Value,
+    /// The digest of the call's arguments, made once per round.
+    arguments: OnceCell<JsonDigest>,
 }
 
 impl<'f> Round<'f> {
     pub(crate) fn open(flow: &'f Flow, call: Call) -> Result<Self, RpcError> {
+        let arguments = OnceCell::new();
         let claims = match call.params().request_state() {
             None => None,
             Some(token) => {
                 let binding = binding(&call);
+                arguments.get_or_init(|| *binding.arguments());
                 Some(
                     flow.codec()
                         .open_at::<Value>(token, &binding, flow.clock().now())?,
                 )
             }
         };
-        let (proven, app) = match &claims {
-            Some(claims) => (claims.answers().clone(), claims.app().clone()),
-            None => (BTreeMap::new(), Value::Null),
+        let (claims, contents) = match claims {
+            Some(claims) => {
+                let (claims, contents) = claims.into_parts();
+                (Some(claims), contents)
+            }
+            None => (None, Contents::new(Value::Null)),
         };
+        let (asked, proven, app) = contents.into_parts();
         Ok(Self {
             flow,
             call,
             claims,
+            asked,
             proven,
             asks: InputRequests::new(),
             questions: BTreeMap::new(),
             missing: ClientCapabilities::none(),
             app,
+            arguments,
         })
     }
 
@@ -256,21 +271,23 @@ impl<'f> Round<'f> {
     }
 
     fn form_with(&mut self, key: &str, form: &Form, unsolicited: bool) -> Reply<Answers> {
-        let request =
-            InputRequest::Elicitation(ElicitRequest::form(form.message(), form.requested_schema()));
-        let entry = request.to_json();
-        let digest = JsonDigest::of(&entry);
+        let request = || {
+            InputRequest::Elicitation(ElicitRequest::form(form.message(), form.requested_schema()))
+        };
+        let digest = JsonDigest::from_bytes(
+            form.request_digest(|| *JsonDigest::of(&request().to_json()).as_bytes()),
+        );
         if let Some(carried) = self.carried(key, &digest) {
             return match form.validate(&carried) {
                 Outcome::Accepted(answers) => Reply::Accepted(answers),
                 Outcome::Declined => Reply::Declined,
                 Outcome::Cancelled => Reply::Cancelled,
                 // Proven once, so this does not happen; ask rather than trust.
-                Outcome::Invalid(_) | Outcome::Missing => self.ask(key, request, digest),
+                Outcome::Invalid(_) | Outcome::Missing => self.ask(key, request(), digest),
             };
         }
         let Some(raw) = self.answer_for(key, &digest, unsolicited).cloned() else {
-            return self.ask(key, request, digest);
+            return self.ask(key, request(), digest);
         };
         match form.validate(&raw) {
             Outcome::Accepted(answers) => {
@@ -290,11 +307,11 @@ impl<'f> Round<'f> {
                 self.prove(key, &digest, json!({"action": "cancel"}));
                 Reply::Cancelled
             }
-            Outcome::Invalid(report) => match self.ask(key, request, digest) {
+            Outcome::Invalid(report) => match self.ask(key, request(), digest) {
                 Reply::Pending => Reply::Invalid(report),
                 other => other,
             },
-            Outcome::Missing => self.ask(key, request, digest),
+            Outcome::Missing => self.ask(key, request(), digest),
         }
     }
 
@@ -341,11 +358,7 @@ impl<'f> Round<'f> {
     /// The raw response under `key`, if the state says this exact question
     /// was asked under it (or the ask accepts unsolicited answers).
     fn answer_for(&self, key: &str, digest: &JsonDigest, unsolicited: bool) -> Option<&Value> {
-        let asked = self
-            .claims
-            .as_ref()
-            .and_then(|claims| claims.questions().get(key))
-            .is_some_and(|asked| asked == digest);
+        let asked = self.asked.get(key).is_some_and(|asked| asked == digest);
         if !asked && !unsolicited {
             return None;
         }
@@ -377,7 +390,16 @@ impl<'f> Round<'f> {
         for (key, answer) in self.proven {
             contents = contents.answer(key, answer);
         }
-        let binding = binding(&self.call);
+        let arguments = *self
+            .arguments
+            .get_or_init(|| *binding(&self.call).arguments());
+        let params = self.call.params();
+        let binding = Binding::from_digest(
+            self.call.principal(),
+            params.method(),
+            params.target(),
+            arguments,
+        );
         let codec = self.flow.codec();
         let now = self.flow.clock().now();
         let token = match &self.claims {
@@ -408,9 +430,11 @@ fn binding(call: &Call) -> Binding<'_> {
 }
 
 fn hex(digest: &JsonDigest) -> String {
-    digest
-        .as_bytes()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    let digit = |n: u8| char::from_digit(u32::from(n), 16).unwrap_or('0');
+    let mut out = String::with_capacity(64);
+    for byte in digest.as_bytes() {
+        out.push(digit(byte >> 4));
+        out.push(digit(byte & 0x0f));
+    }
+    out
 }

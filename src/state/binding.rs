@@ -147,6 +147,17 @@ impl<'a> Binding<'a> {
             Some(value) if !value.is_null() => JsonDigest::of(value),
             _ => JsonDigest::of(&Value::Object(serde_json::Map::new())),
         };
+        Self::from_digest(principal, method, target, arguments)
+    }
+
+    /// A binding from an arguments digest already made (by [`Binding::new`]
+    /// or [`Binding::anonymous`] for the same call).
+    pub(crate) fn from_digest(
+        principal: Option<&'a str>,
+        method: Method,
+        target: &'a str,
+        arguments: JsonDigest,
+    ) -> Self {
         Self {
             principal,
             method,

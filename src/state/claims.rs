@@ -109,6 +109,11 @@ impl<A> Contents<A> {
     pub fn app(&self) -> &A {
         &self.app
     }
+
+    /// Questions, answers and application data, moved out.
+    pub(crate) fn into_parts(self) -> (BTreeMap<String, JsonDigest>, BTreeMap<String, Value>, A) {
+        (self.questions, self.answers, self.app)
+    }
 }
 
 /// The verified contents of a token. Only [`StateCodec::open_at`](crate::StateCodec::open_at)
@@ -175,6 +180,16 @@ impl<A> Claims<A> {
     /// The carried contents, to build the next token from.
     pub fn into_contents(self) -> Contents<A> {
         self.contents
+    }
+
+    /// The contents moved out, and the claims left with only their times,
+    /// round and flow id (enough for [`StateCodec::next`](crate::StateCodec::next)).
+    pub(crate) fn into_parts(self) -> (Claims<()>, Contents<A>) {
+        let meta = Claims {
+            meta: self.meta,
+            contents: Contents::new(()),
+        };
+        (meta, self.contents)
     }
 
     #[cfg(test)]

@@ -214,6 +214,7 @@ impl TokenBuffer {
 
     /// Makes room for `extra` more bytes, moving to a new allocation (and
     /// wiping the old one) when there is not enough.
+    #[inline]
     pub(crate) fn reserve(&mut self, extra: usize) {
         let needed = self.0.len().saturating_add(extra);
         if needed > self.0.capacity() {
@@ -226,6 +227,7 @@ impl TokenBuffer {
     }
 
     /// Appends `bytes`.
+    #[inline]
     pub(crate) fn extend_from_slice(&mut self, bytes: &[u8]) {
         self.reserve(bytes.len());
         self.0.extend_from_slice(bytes);
@@ -244,6 +246,7 @@ impl TokenBuffer {
 }
 
 impl std::io::Write for TokenBuffer {
+    #[inline]
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.extend_from_slice(bytes);
         Ok(bytes.len())
