@@ -28,6 +28,10 @@
 //! - **No oracle.** Whatever the reason a token failed ([`StateError::reason`],
 //!   for your logs), the client gets the one error
 //!   [`RpcError::invalid_request_state`].
+//! - **Timing.** Tags are compared in constant time, a wrong binding fails at
+//!   the same check after the same work as a wrong tag, and token and
+//!   master-key text are decoded without a table lookup or a branch on any
+//!   character. A dudect test (`benches/peers`, README "Cost") measures it.
 //!
 //! # What is not protected
 //!
