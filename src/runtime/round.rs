@@ -1,6 +1,5 @@
 //! One round of a multi-round call.
 
-use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
 use serde::Serialize;
@@ -49,18 +48,18 @@ pub struct Round<'f> {
     /// What the asks this round could not send would have needed.
     missing: ClientCapabilities,
     app: Value,
-    /// The digest of the call's arguments, made once per round.
-    arguments: OnceCell<JsonDigest>,
+    /// The digest of the call's arguments, when opening the state made it.
+    arguments: Option<JsonDigest>,
 }
 
 impl<'f> Round<'f> {
     pub(crate) fn open(flow: &'f Flow, call: Call) -> Result<Self, RpcError> {
-        let arguments = OnceCell::new();
+        let mut arguments = None;
         let claims = match call.params().request_state() {
             None => None,
             Some(token) => {
-                let binding = binding(&call);
-                arguments.get_or_init(|| *binding.arguments());
+                let binding = binding(&call, arguments_digest(&call));
+                arguments = Some(*binding.arguments());
                 Some(
                     flow.codec()
                         .open_at::<Value>(token, &binding, flow.clock().now())?,
@@ -390,16 +389,10 @@ impl<'f> Round<'f> {
         for (key, answer) in self.proven {
             contents = contents.answer(key, answer);
         }
-        let arguments = *self
+        let arguments = self
             .arguments
-            .get_or_init(|| *binding(&self.call).arguments());
-        let params = self.call.params();
-        let binding = Binding::from_digest(
-            self.call.principal(),
-            params.method(),
-            params.target(),
-            arguments,
-        );
+            .unwrap_or_else(|| arguments_digest(&self.call));
+        let binding = binding(&self.call, arguments);
         let codec = self.flow.codec();
         let now = self.flow.clock().now();
         let token = match &self.claims {
@@ -416,17 +409,22 @@ impl<'f> Round<'f> {
     }
 }
 
-fn binding(call: &Call) -> Binding<'_> {
+/// The call's binding: its principal (or none, anonymous), method, target
+/// and arguments digest.
+fn binding(call: &Call, arguments: JsonDigest) -> Binding<'_> {
     let params = call.params();
-    match call.principal() {
-        Some(principal) => Binding::new(
-            principal,
-            params.method(),
-            params.target(),
-            params.arguments(),
-        ),
-        None => Binding::anonymous(params.method(), params.target(), params.arguments()),
-    }
+    Binding::from_digest(
+        call.principal(),
+        params.method(),
+        params.target(),
+        arguments,
+    )
+}
+
+/// The binding's digest of the call's arguments (JCS + SHA-256): made at
+/// most once per round.
+fn arguments_digest(call: &Call) -> JsonDigest {
+    JsonDigest::of_arguments(call.params().arguments())
 }
 
 fn hex(digest: &JsonDigest) -> String {

@@ -73,6 +73,15 @@ impl JsonDigest {
         Self(Sha256::digest(canonical::canonical(value)).into())
     }
 
+    /// The digest a binding uses for a call's `arguments`: absent and `null`
+    /// both count as `{}`.
+    pub(crate) fn of_arguments(arguments: Option<&Value>) -> Self {
+        match arguments {
+            Some(value) if !value.is_null() => Self::of(value),
+            _ => Self::of(&Value::Object(serde_json::Map::new())),
+        }
+    }
+
     /// The digest's 32 bytes.
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
@@ -143,15 +152,16 @@ impl<'a> Binding<'a> {
         target: &'a str,
         arguments: Option<&Value>,
     ) -> Self {
-        let arguments = match arguments {
-            Some(value) if !value.is_null() => JsonDigest::of(value),
-            _ => JsonDigest::of(&Value::Object(serde_json::Map::new())),
-        };
-        Self::from_digest(principal, method, target, arguments)
+        Self::from_digest(
+            principal,
+            method,
+            target,
+            JsonDigest::of_arguments(arguments),
+        )
     }
 
-    /// A binding from an arguments digest already made (by [`Binding::new`]
-    /// or [`Binding::anonymous`] for the same call).
+    /// A binding from the call's arguments digest, made once with
+    /// [`JsonDigest::of_arguments`].
     pub(crate) fn from_digest(
         principal: Option<&'a str>,
         method: Method,

@@ -110,9 +110,22 @@ impl Mode {
 
     /// The smallest well-formed token of this mode, in bytes (empty body).
     pub(crate) fn min_len(self) -> usize {
+        self.header_len().saturating_add(self.tag_len())
+    }
+
+    /// The header's length: version, key id, and the nonce when sealed.
+    pub(crate) fn header_len(self) -> usize {
         match self {
-            Self::Sealed => SEALED_HEADER_LEN + AEAD_TAG_LEN,
-            Self::Signed => SIGNED_HEADER_LEN + MAC_TAG_LEN,
+            Self::Sealed => SEALED_HEADER_LEN,
+            Self::Signed => SIGNED_HEADER_LEN,
+        }
+    }
+
+    /// The tag's length: the AEAD tag, or the full HMAC.
+    fn tag_len(self) -> usize {
+        match self {
+            Self::Sealed => AEAD_TAG_LEN,
+            Self::Signed => MAC_TAG_LEN,
         }
     }
 }
@@ -144,10 +157,7 @@ impl<'a> RawToken<'a> {
         if bytes.len() < mode.min_len() {
             return Err(SplitError::Truncated);
         }
-        let (header_len, tag_len) = match mode {
-            Mode::Sealed => (SEALED_HEADER_LEN, AEAD_TAG_LEN),
-            Mode::Signed => (SIGNED_HEADER_LEN, MAC_TAG_LEN),
-        };
+        let (header_len, tag_len) = (mode.header_len(), mode.tag_len());
         let (header, rest) = bytes
             .split_at_checked(header_len)
             .ok_or(SplitError::Truncated)?;
@@ -203,12 +213,8 @@ impl TokenBuffer {
     /// Room for the header of a token of `mode`, and space for claims with
     /// up to about 800 bytes of application data and the tag.
     pub(crate) fn new(mode: Mode) -> Self {
-        let header_len = match mode {
-            Mode::Sealed => SEALED_HEADER_LEN,
-            Mode::Signed => SIGNED_HEADER_LEN,
-        };
         let mut bytes = Zeroizing::new(Vec::with_capacity(1024));
-        bytes.resize(header_len, 0);
+        bytes.resize(mode.header_len(), 0);
         Self(bytes)
     }
 
