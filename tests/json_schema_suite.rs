@@ -1,4 +1,5 @@
-//! Runs the JSON-Schema-Test-Suite subset in `shared/testdata` through forms.
+//! Runs the JSON-Schema-Test-Suite subset in `tests/data/json-schema-test-suite`
+//! through forms.
 //!
 //! As that folder's README says: each leaf schema `S` becomes a one-field form
 //! `{"type":"object","properties":{"v": S + type},"required":["v"]}` with
@@ -32,7 +33,7 @@ use serde_json::{Map, Value, json};
 
 const ROOT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../shared/testdata/json-schema-test-suite"
+    "/tests/data/json-schema-test-suite"
 );
 
 const KEYWORD_FILES: &[&str] = &[
