@@ -29,9 +29,9 @@
 //!   for your logs), the client gets the one error
 //!   [`RpcError::invalid_request_state`].
 //! - **Timing.** Tags are compared in constant time, a wrong binding fails at
-//!   the same check after the same work as a wrong tag, and token and
-//!   master-key text are decoded without a table lookup or a branch on any
-//!   character. A dudect test (`benches/peers`, README "Cost") measures it.
+//!   the same check after the same work as a wrong tag, and master-key text
+//!   is decoded without a table lookup or a branch on any character. A dudect
+//!   test (`benches/peers`, README "Cost") measures it.
 //!
 //! # What is not protected
 //!
@@ -96,7 +96,6 @@
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]
 
-mod b64;
 mod error;
 mod form;
 mod runtime;

@@ -6,9 +6,9 @@
 //! signed (0x02): version(1) | key id(4) | claims(n)                 | tag(32)
 //! ```
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use zeroize::Zeroizing;
-
-use crate::b64::{self, Alphabet, Padding};
 
 use crate::state::binding::Binding;
 use crate::state::keys::KeyId;
@@ -33,37 +33,51 @@ const LABEL_SIGNED: &[u8] = b"mrtr-guard/v1/signed";
 
 /// Encodes token bytes: URL-safe base64, no padding.
 pub(crate) fn encode_token(bytes: &[u8]) -> String {
-    b64::encode(bytes, Alphabet::UrlSafe, false)
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Decodes token text strictly: URL-safe alphabet only, no padding, no white
 /// space, and no stray bits in the last character, so that one token has
-/// exactly one spelling. Constant time in the characters (see `b64`).
+/// exactly one spelling. Token text is not secret: the `base64` crate's
+/// table-driven decoder is used (README "Cost" measures its timing).
 pub(crate) fn decode_token(text: &str) -> Option<Vec<u8>> {
-    b64::decode(text, Alphabet::UrlSafe, Padding::Forbidden)
+    URL_SAFE_NO_PAD.decode(text).ok()
 }
 
-/// Decodes a master key written as standard or URL-safe base64, padded or
-/// not. Constant time in the characters, and nothing decoded is left in
-/// memory unwiped.
+/// Decodes a master key written as base64: the standard or the URL-safe
+/// alphabet, padded or not (padding, when present, must be right). The text
+/// is secret, so it is decoded by `base64ct` (no table lookup or branch on a
+/// character) into a buffer that is wiped when dropped, and never grows.
 pub(crate) fn decode_key_text(text: &str) -> Option<Zeroizing<Vec<u8>>> {
-    b64::decode_secret(text, Alphabet::Standard, Padding::Optional)
-        .or_else(|| b64::decode_secret(text, Alphabet::UrlSafe, Padding::Optional))
+    let mut buf = Zeroizing::new(vec![0u8; text.len().div_ceil(4).saturating_mul(3)]);
+    let len = decode_key_with::<base64ct::Base64>(text, &mut buf)
+        .or_else(|| decode_key_with::<base64ct::Base64Unpadded>(text, &mut buf))
+        .or_else(|| decode_key_with::<base64ct::Base64Url>(text, &mut buf))
+        .or_else(|| decode_key_with::<base64ct::Base64UrlUnpadded>(text, &mut buf))?;
+    buf.truncate(len);
+    Some(buf)
 }
 
-/// Encodes a master key as standard padded base64.
-pub(crate) fn encode_key_text(bytes: &[u8]) -> String {
-    b64::encode(bytes, Alphabet::Standard, true)
+/// Decodes `text` with one `base64ct` spelling into `buf`; the length decoded.
+fn decode_key_with<E: base64ct::Encoding>(text: &str, buf: &mut [u8]) -> Option<usize> {
+    E::decode(text, buf).ok().map(<[u8]>::len)
+}
+
+/// Encodes a master key as standard padded base64, in constant time, into a
+/// string allocated at its final length: no freed buffer holds a copy.
+pub(crate) fn encode_key_text(bytes: &[u8]) -> Zeroizing<String> {
+    use base64ct::Encoding as _;
+    Zeroizing::new(base64ct::Base64::encode_string(bytes))
 }
 
 /// Encodes a short identifier (flow id, digest) inside the claims.
 pub(crate) fn encode_id(bytes: &[u8]) -> String {
-    b64::encode(bytes, Alphabet::UrlSafe, false)
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Decodes an identifier written by [`encode_id`] into exactly `N` bytes.
 pub(crate) fn decode_id<const N: usize>(text: &str) -> Option<[u8; N]> {
-    let bytes = b64::decode(text, Alphabet::UrlSafe, Padding::Forbidden)?;
+    let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
     bytes.try_into().ok()
 }
 

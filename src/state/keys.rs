@@ -7,12 +7,26 @@
 
 use std::fmt;
 
-use hmac::{Hmac, KeyInit, Mac};
+use chacha20poly1305::XChaCha20Poly1305;
+use hkdf::Hkdf;
+use hmac::digest::block_api::EagerHash;
+use hmac::{Hmac, KeyInit};
 use sha2::Sha256;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::state::format;
+
+// Key material is wiped when dropped: checked at compile time, so that a
+// dependency update that loses a `zeroize` feature fails the build.
+const _: () = {
+    fn wipes_on_drop<T: zeroize::ZeroizeOnDrop>() {}
+    // `Hmac<Sha256>` holds two of these hash states (inner and outer pad)
+    // and nothing else that depends on the key.
+    let _ = wipes_on_drop::<<Sha256 as EagerHash>::Core>;
+    let _ = wipes_on_drop::<Sha256>;
+    let _ = wipes_on_drop::<XChaCha20Poly1305>;
+};
 
 /// The shortest master key accepted, in bytes.
 pub const MIN_MASTER_KEY_LEN: usize = 32;
@@ -42,6 +56,10 @@ const LABEL_KEY_ID: &[u8] = b"mrtr-guard/v1/key-id";
 pub struct MasterKey {
     id: KeyId,
     seal: Zeroizing<[u8; 32]>,
+    /// The AEAD keyed with `seal`, built once: no per-token copy of the key
+    /// lands on the stack. Its key is zeroed on drop (`chacha20poly1305`'s
+    /// `zeroize` feature).
+    cipher: XChaCha20Poly1305,
     sign: Zeroizing<[u8; 32]>,
     /// HMAC keyed with `sign`, cloned per token: saves hashing the key's two
     /// pads every time. Its hash states are zeroed on drop (`sha2`'s
@@ -60,19 +78,19 @@ impl MasterKey {
         if bytes.len() < MIN_MASTER_KEY_LEN {
             return Err(KeyError::TooShort { len: bytes.len() });
         }
-        let prk = hkdf_extract(HKDF_SALT, bytes);
+        let hkdf = hkdf_extract(HKDF_SALT, bytes);
         let mut id = [0u8; 4];
-        let seal = Zeroizing::new(hkdf_expand(&prk, LABEL_SEAL));
-        let sign = Zeroizing::new(hkdf_expand(&prk, LABEL_SIGN));
-        let mut id_block = hkdf_expand(&prk, LABEL_KEY_ID);
-        if let Some(head) = id_block.get(..4) {
-            id.copy_from_slice(head);
-        }
-        id_block.zeroize();
+        let mut seal = Zeroizing::new([0u8; 32]);
+        let mut sign = Zeroizing::new([0u8; 32]);
+        hkdf_expand(&hkdf, LABEL_SEAL, seal.as_mut_slice());
+        hkdf_expand(&hkdf, LABEL_SIGN, sign.as_mut_slice());
+        hkdf_expand(&hkdf, LABEL_KEY_ID, &mut id);
+        let cipher = XChaCha20Poly1305::new((&*seal).into());
         let sign_mac = new_hmac(sign.as_slice());
         Ok(Self {
             id: KeyId(id),
             seal,
+            cipher,
             sign,
             sign_mac,
         })
@@ -80,17 +98,25 @@ impl MasterKey {
 
     /// Decodes base64 text and derives the subkeys.
     ///
-    /// Accepts standard base64 with or without padding (what
-    /// `openssl rand -base64 32` prints) and URL-safe base64 without padding.
-    /// Leading and trailing white space (a newline from a file) is ignored.
+    /// Accepts the standard or the URL-safe base64 alphabet, with or without
+    /// padding (padding, when present, must be exactly right): what
+    /// `openssl rand -base64 32` and `mrtr-guard keygen` print. Leading and
+    /// trailing white space (a newline from a file) is ignored. Hexadecimal
+    /// text (`openssl rand -hex 32`) is refused: 64 hex digits are valid
+    /// base64 too, and would silently decode to 48 other bytes.
     ///
     /// # Errors
     ///
-    /// [`KeyError::Base64`] when the text is not base64, and
+    /// [`KeyError::HexText`] when the text is 64 or more hex digits,
+    /// [`KeyError::Base64`] when it is not base64, and
     /// [`KeyError::TooShort`] when it decodes to fewer than
     /// [`MIN_MASTER_KEY_LEN`] bytes.
     pub fn from_base64(text: &str) -> Result<Self, KeyError> {
-        let bytes = format::decode_key_text(text.trim()).ok_or(KeyError::Base64)?;
+        let text = text.trim();
+        if looks_like_hex(text) {
+            return Err(KeyError::HexText);
+        }
+        let bytes = format::decode_key_text(text).ok_or(KeyError::Base64)?;
         Self::from_bytes(&bytes)
     }
 
@@ -114,7 +140,7 @@ impl MasterKey {
     /// [`KeyError::Rng`] when the operating system's generator fails.
     pub fn generate_base64() -> Result<Zeroizing<String>, KeyError> {
         let bytes = random_master_bytes()?;
-        Ok(Zeroizing::new(format::encode_key_text(bytes.as_slice())))
+        Ok(format::encode_key_text(bytes.as_slice()))
     }
 
     /// The public key id that tokens minted with this key carry.
@@ -122,8 +148,14 @@ impl MasterKey {
         self.id
     }
 
-    pub(crate) fn seal_key(&self) -> &[u8; 32] {
-        &self.seal
+    /// The AEAD keyed with the sealing subkey.
+    pub(crate) fn seal_cipher(&self) -> &XChaCha20Poly1305 {
+        &self.cipher
+    }
+
+    #[cfg(test)]
+    pub(crate) fn seal_key(&self) -> &[u8] {
+        self.seal.as_slice()
     }
 
     #[cfg(test)]
@@ -285,6 +317,9 @@ pub enum KeyError {
     },
     /// The key text is not base64.
     Base64,
+    /// The key text is hexadecimal (what `openssl rand -hex 32` prints),
+    /// which would otherwise decode as base64 to other bytes.
+    HexText,
     /// The operating system's random number generator failed.
     Rng,
     /// A key ring already holds a key with this id.
@@ -299,6 +334,11 @@ impl fmt::Display for KeyError {
                 "master key is {len} bytes; at least {MIN_MASTER_KEY_LEN} random bytes are required"
             ),
             Self::Base64 => f.write_str("master key text is not valid base64"),
+            Self::HexText => f.write_str(
+                "master key text is hexadecimal, not base64; make a key with \
+                 `openssl rand -base64 32` or `mrtr-guard keygen`, or give the key's \
+                 bytes to MasterKey::from_bytes",
+            ),
             Self::Rng => f.write_str("the operating system's random number generator failed"),
             Self::DuplicateKeyId(id) => write!(f, "the key ring already holds key {id}"),
         }
@@ -307,29 +347,36 @@ impl fmt::Display for KeyError {
 
 impl std::error::Error for KeyError {}
 
+/// Whether `text` is a hex spelling of a long enough key: an even number of
+/// at least `2 × MIN_MASTER_KEY_LEN` hex digits. Reads every character (no
+/// early exit on the secret text).
+fn looks_like_hex(text: &str) -> bool {
+    let all_hex = text
+        .bytes()
+        .fold(true, |all, byte| all & byte.is_ascii_hexdigit());
+    all_hex && text.len() >= 2 * MIN_MASTER_KEY_LEN && text.len().is_multiple_of(2)
+}
+
 fn random_master_bytes() -> Result<Zeroizing<[u8; 32]>, KeyError> {
     let mut bytes = Zeroizing::new([0u8; 32]);
     format::fill_random(bytes.as_mut_slice()).map_err(|()| KeyError::Rng)?;
     Ok(bytes)
 }
 
-/// HKDF-Extract (RFC 5869 §2.2) with HMAC-SHA256.
-fn hkdf_extract(salt: &[u8], ikm: &[u8]) -> Zeroizing<[u8; 32]> {
-    Zeroizing::new(hmac_sha256(salt, &[ikm]))
+/// HKDF-Extract (RFC 5869 §2.2) with HMAC-SHA256, through RustCrypto's
+/// `hkdf`. The pseudorandom key it returns beside the expander is wiped here.
+fn hkdf_extract(salt: &[u8], ikm: &[u8]) -> Hkdf<Sha256> {
+    let (mut prk, hkdf) = Hkdf::<Sha256>::extract(Some(salt), ikm);
+    prk.as_mut_slice().zeroize();
+    hkdf
 }
 
-/// HKDF-Expand (RFC 5869 §2.3) for one 32-byte block: `T(1) = HMAC(PRK, info || 0x01)`.
-fn hkdf_expand(prk: &[u8; 32], info: &[u8]) -> [u8; 32] {
-    hmac_sha256(prk, &[info, &[1]])
-}
-
-/// HMAC-SHA256 of the concatenation of `parts`.
-pub(crate) fn hmac_sha256(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
-    let mut mac = new_hmac(key);
-    for part in parts {
-        mac.update(part);
-    }
-    mac.finalize().into_bytes().into()
+/// HKDF-Expand (RFC 5869 §2.3) into `out`, at most one 32-byte block here.
+fn hkdf_expand(hkdf: &Hkdf<Sha256>, info: &[u8], out: &mut [u8]) {
+    // Expand refuses only more than 255 blocks of output; every caller asks
+    // for one block or less, so the result carries no information.
+    debug_assert!(out.len() <= 32, "one HKDF block at most");
+    let _: Result<(), hkdf::InvalidLength> = hkdf.expand(info, out);
 }
 
 pub(crate) fn new_hmac(key: &[u8]) -> Hmac<Sha256> {
@@ -349,6 +396,8 @@ fn unreachable_hmac() -> Hmac<Sha256> {
     reason = "test code: overflow or truncation panics or fails the test"
 )]
 mod tests {
+    use hmac::Mac as _;
+
     use super::*;
 
     fn hex(bytes: &[u8]) -> String {
@@ -357,7 +406,9 @@ mod tests {
 
     #[test]
     fn hmac_sha256_matches_rfc4231_case_2() {
-        let tag = hmac_sha256(b"Jefe", &[b"what do ya want ", b"for nothing?"]);
+        let mut mac = new_hmac(b"Jefe");
+        mac.update(b"what do ya want for nothing?");
+        let tag = mac.finalize().into_bytes();
         assert_eq!(
             hex(&tag),
             "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
@@ -369,16 +420,16 @@ mod tests {
         let ikm = [0x0b; 22];
         let salt: Vec<u8> = (0x00..=0x0c).collect();
         let info: Vec<u8> = (0xf0..=0xf9).collect();
-        let prk = hkdf_extract(&salt, &ikm);
-        assert_eq!(
-            hex(prk.as_slice()),
-            "077709362c2e32df0ddc3f0dc47bba6390b6c73bb50f9c3122ec844ad7c2b3e5"
-        );
-        let okm = hkdf_expand(&prk, &info);
+        let hkdf = hkdf_extract(&salt, &ikm);
+        let mut okm = [0u8; 32];
+        hkdf_expand(&hkdf, &info, &mut okm);
         assert_eq!(
             hex(&okm),
             "3cb25f25faacd57a90434f64d0362f2a2d2d0a90cf1a5a4c5db02d56ecc4c5bf"
         );
+        let mut head = [0u8; 4];
+        hkdf_expand(&hkdf, &info, &mut head);
+        assert_eq!(hex(&head), "3cb25f25", "a short output is the block's head");
     }
 
     #[test]
@@ -414,10 +465,7 @@ mod tests {
         for text in [format!("{key:?}"), format!("{key:#?}"), format!("{ring:?}")] {
             for secret in [key.seal_key(), key.sign_key()] {
                 assert!(!text.contains(&hex(secret)), "{text}");
-                assert!(
-                    !text.contains(&format!("{:?}", secret.as_slice())),
-                    "{text}"
-                );
+                assert!(!text.contains(&format!("{:?}", secret)), "{text}");
             }
             assert!(!text.contains("171"), "master byte value leaked: {text}");
             assert!(text.contains(&key.id().to_string()), "{text}");
@@ -450,6 +498,54 @@ mod tests {
             expected.id(),
             MasterKey::from_bytes(&bytes).map(|k| k.id()).unwrap()
         );
+    }
+
+    #[test]
+    fn url_safe_text_is_accepted_padded_or_not() {
+        // 32 bytes 0xfb 0xff ... spell '+' and '/' in standard base64.
+        let bytes = [0xfb_u8; 32];
+        let expected = MasterKey::from_bytes(&bytes).unwrap();
+        for text in [
+            "+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/s=",
+            "+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/s",
+            "-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_s=",
+            "-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_v7-_s",
+        ] {
+            assert_eq!(
+                MasterKey::from_base64(text).as_ref(),
+                Ok(&expected),
+                "{text}"
+            );
+        }
+        for wrong in [
+            "+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/s==",
+            "+_v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/s=",
+            "+/v7+/v7+/v7+/v7 +/v7+/v7+/v7+/v7+/v7+/v7+/s=",
+            "+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/v7+/t=",
+        ] {
+            assert_eq!(
+                MasterKey::from_base64(wrong),
+                Err(KeyError::Base64),
+                "{wrong}"
+            );
+        }
+    }
+
+    #[test]
+    fn hex_text_is_refused_with_what_to_do() {
+        // What `openssl rand -hex 32` prints: 64 hex digits are valid base64
+        // too, and would silently decode to 48 other bytes.
+        let hex_text = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+        assert_eq!(MasterKey::from_base64(hex_text), Err(KeyError::HexText));
+        assert_eq!(
+            MasterKey::from_base64(&format!("{}\n", hex_text.to_uppercase())),
+            Err(KeyError::HexText)
+        );
+        let message = KeyError::HexText.to_string();
+        assert!(message.contains("openssl rand -base64 32"), "{message}");
+        assert!(message.contains("mrtr-guard keygen"), "{message}");
+        // Base64 text that happens to use few letters is still base64.
+        assert!(MasterKey::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=").is_ok());
     }
 
     #[test]

@@ -16,8 +16,8 @@ mod vectors;
 use std::fmt;
 use std::sync::Arc;
 
-use chacha20poly1305::aead::{AeadInOut, KeyInit};
-use chacha20poly1305::{Tag, XChaCha20Poly1305, XNonce};
+use chacha20poly1305::aead::AeadInOut;
+use chacha20poly1305::{Tag, XNonce};
 use hmac::Mac;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -412,7 +412,7 @@ impl StateCodec {
                 // until they are parsed, then are wiped.
                 let mut bytes = Zeroizing::new(bytes);
                 let body = bytes.get_mut(body).ok_or(StateError::Malformed)?;
-                XChaCha20Poly1305::new(&(*key.seal_key()).into())
+                key.seal_cipher()
                     .decrypt_inout_detached(&nonce, &context, body.into(), &tag)
                     .map_err(|_| StateError::Forged)?;
                 claims::decode(body).ok_or(StateError::BadClaims)?
@@ -553,7 +553,8 @@ impl StateCodec {
         let context = format::context(self.mode, &header, &self.audience, binding);
         match nonce {
             Some(nonce) => {
-                let tag = XChaCha20Poly1305::new(&(*key.seal_key()).into())
+                let tag = key
+                    .seal_cipher()
                     .encrypt_inout_detached(&XNonce::from(nonce), &context, body.into())
                     .map_err(|_| MintError::Encrypt)?;
                 buffer.extend_from_slice(&tag);

@@ -7,10 +7,11 @@
 
 use std::borrow::Cow;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
 use crate::RpcError;
-use crate::b64::{self, Alphabet, Padding};
 use crate::validate::{Limits, parse_strict};
 use crate::wire::{PROTOCOL_VERSION, RequestMeta};
 
@@ -184,7 +185,7 @@ pub fn decode_header_value(value: &str) -> Option<Cow<'_, str>> {
         .and_then(|rest| rest.strip_suffix("?="))
     {
         Some(encoded) => {
-            let bytes = b64::decode(encoded, Alphabet::Standard, Padding::Required)?;
+            let bytes = STANDARD.decode(encoded).ok()?;
             String::from_utf8(bytes).ok().map(Cow::Owned)
         }
         None => Some(Cow::Borrowed(value)),
@@ -275,10 +276,7 @@ mod tests {
             "resources/read",
             json!({"uri": "file:///ä", "_meta": meta()}),
         );
-        let encoded = format!(
-            "=?base64?{}?=",
-            b64::encode("file:///ä".as_bytes(), Alphabet::Standard, true)
-        );
+        let encoded = format!("=?base64?{}?=", STANDARD.encode("file:///ä".as_bytes()));
         let ok = [
             ("MCP-Protocol-Version", "2026-07-28"),
             ("Mcp-Method", "resources/read"),

@@ -28,9 +28,9 @@
 //!   open the same forged sealed tokens, so its |t| is the noise floor of
 //!   the machine and the harness.
 //! - `diag_*`: diagnostics that split `signed_tag_first_vs_last_byte` into
-//!   its parts: the base64 decode alone (the crate's own, and for
-//!   comparison the `base64` crate's table-driven one), the HMAC tag check
-//!   alone, and the same tag byte wrong by different bits.
+//!   its parts: the token's base64 decode and layout split alone
+//!   (`TokenInfo::parse`), the `base64` crate's decode by itself, the HMAC
+//!   tag check alone, and the same tag byte wrong by different bits.
 //!
 //! Tokens are built through the public API only: `start_at`, then bytes of
 //! the base64url-decoded token flipped and re-encoded with the same strict
@@ -314,14 +314,14 @@ fn base64_first_vs_last_byte(
     }
 }
 
-/// The crate's own decoder (`TokenInfo::parse` is the strict base64url
+/// The crate's token decode (`TokenInfo::parse` is the strict base64url
 /// decode and the layout split, nothing else).
 fn diag_signed_base64_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
     base64_first_vs_last_byte(runner, rng, |text| TokenInfo::parse(text).is_ok());
 }
 
-/// The table-driven decoder of the `base64` crate on the same texts, for
-/// comparison (the crate used it for token text until it had its own).
+/// The `base64` crate's decoder alone on the same texts (the crate decodes
+/// token text with it), to separate the decode from the layout split.
 fn diag_base64_crate_first_vs_last_byte(runner: &mut CtRunner, rng: &mut BenchRng) {
     base64_first_vs_last_byte(runner, rng, |text| URL_SAFE_NO_PAD.decode(text).is_ok());
 }
