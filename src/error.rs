@@ -12,12 +12,21 @@ use crate::wire::ClientCapabilities;
 ///
 /// The crate builds these for the client; their messages are fixed text and
 /// never echo token bytes, claims, principals or submitted values.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// An error made from a [`StateError`] (as [`Flow::round`](crate::Flow::round)
+/// makes it) keeps that error for the server: [`state_error`](Self::state_error)
+/// and [`source`](std::error::Error::source) return it. It never reaches the
+/// wire: [`to_json`](Self::to_json) is the same for every reason, and two
+/// errors are equal when they put the same object on the wire with the same
+/// HTTP status, whatever their cause.
+#[derive(Debug, Clone)]
 pub struct RpcError {
     code: i64,
     message: Cow<'static, str>,
     data: Option<Value>,
     status: u16,
+    /// Why a `requestState` was refused, for the server only.
+    cause: Option<StateError>,
 }
 
 impl RpcError {
@@ -47,6 +56,7 @@ impl RpcError {
             message: message.into(),
             data,
             status,
+            cause: None,
         }
     }
 
@@ -224,6 +234,23 @@ impl RpcError {
         self.data.as_ref()
     }
 
+    /// Why the call's `requestState` was refused, when that is what this
+    /// error reports: for the server's logs and metrics
+    /// ([`StateError::reason`]), never for the client.
+    ///
+    /// ```
+    /// use mrtr_guard::{RpcError, StateError};
+    ///
+    /// let error = RpcError::from(StateError::Expired);
+    /// assert_eq!(error.state_error().map(StateError::reason), Some("expired"));
+    /// // The client sees what every bad state gets.
+    /// assert_eq!(error.to_json(), RpcError::invalid_request_state().to_json());
+    /// assert_eq!(RpcError::invalid_request_state().state_error(), None);
+    /// ```
+    pub fn state_error(&self) -> Option<&StateError> {
+        self.cause.as_ref()
+    }
+
     /// The error object as JSON, to put under a response's `error` key.
     pub fn to_json(&self) -> Value {
         let mut object = serde_json::Map::new();
@@ -242,13 +269,31 @@ impl fmt::Display for RpcError {
     }
 }
 
-impl std::error::Error for RpcError {}
+impl PartialEq for RpcError {
+    /// The same wire object and HTTP status; the cause is not compared.
+    fn eq(&self, other: &Self) -> bool {
+        (self.code, &self.message, &self.data, self.status)
+            == (other.code, &other.message, &other.data, other.status)
+    }
+}
+
+impl std::error::Error for RpcError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_ref()
+            .map(|cause| cause as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl From<&StateError> for RpcError {
-    /// Every reason maps to the same error: the client learns nothing about
-    /// why its token failed.
-    fn from(_: &StateError) -> Self {
-        Self::invalid_request_state()
+    /// Every reason maps to the same wire error: the client learns nothing
+    /// about why its token failed. The server keeps the reason
+    /// ([`state_error`](Self::state_error)).
+    fn from(error: &StateError) -> Self {
+        Self {
+            cause: Some(error.clone()),
+            ..Self::invalid_request_state()
+        }
     }
 }
 
@@ -277,8 +322,14 @@ mod tests {
             StateError::TooLarge,
             StateError::Replayed,
         ] {
-            assert_eq!(RpcError::from(&error).to_json(), expected);
+            let wire = RpcError::from(&error);
+            assert_eq!(wire.to_json(), expected);
+            assert_eq!(wire, RpcError::invalid_request_state());
+            assert_eq!(wire.state_error(), Some(&error));
+            let source = std::error::Error::source(&wire).map(ToString::to_string);
+            assert_eq!(source, Some(error.to_string()));
         }
+        assert_eq!(RpcError::invalid_request_state().state_error(), None);
         assert_eq!(
             RpcError::invalid_request_state().to_string(),
             "Invalid or expired requestState (-32602)"

@@ -26,8 +26,8 @@
 //!   any decoding; base64 has one spelling; arithmetic is checked; no input
 //!   panics.
 //! - **No oracle.** Whatever the reason a token failed ([`StateError::reason`],
-//!   for your logs), the client gets the one error
-//!   [`RpcError::invalid_request_state`].
+//!   for your logs; [`RpcError::state_error`] from the runtime), the client
+//!   gets the one error [`RpcError::invalid_request_state`].
 //! - **Timing.** Tags are compared in constant time, a wrong binding fails at
 //!   the same check after the same work as a wrong tag, and master-key text
 //!   is decoded without a table lookup or a branch on any character. A dudect
@@ -91,6 +91,16 @@
 //! `mrtr-guard`, the operator's tool: `keygen`, `inspect` (a token's
 //! structure, with no key: [`TokenInfo`]) and `open` (why a token does or does
 //! not open for a call).
+//!
+//! Feature `tracing` emits one event (target `mrtr_guard::state`) for every
+//! `requestState` that does not open: its `reason`, the header's `key_id`,
+//! and the `flow_id` and `round` once the tag verified. A replay
+//! (`requestState replayed`) and a replay guard failure (`replay guard
+//! failed`, with the guard's error) have their own events. Refusals the
+//! client caused are `WARN`, the server's own failures (guard, missing
+//! principal) `ERROR`. No event holds token text, claims, carried answers,
+//! application data or the principal. Without the feature nothing is logged;
+//! [`RpcError::state_error`] still gives the reason.
 //!
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use common::*;
 use mrtr_guard::{
     ClientCapabilities, Field, Form, MemoryReplayGuard, Method, Policy, Reply, Response, RpcError,
-    SamplingRequest, Stop,
+    SamplingRequest, StateError, Stop,
 };
 use serde_json::{Value, json};
 use time::Duration;
@@ -393,6 +393,40 @@ fn consumed_state_replayed_with_the_memory_guard() {
     let retry = req("ada", "ShipOrder").answer(answer, Some(&state));
     assert_eq!(run(&h.flow, &retry), complete("Shipped as 1Z."));
     assert_eq!(run(&h.flow, &retry), bad_state());
+}
+
+#[test]
+fn a_refused_state_keeps_its_reason_off_the_wire() {
+    let guard = Arc::new(MemoryReplayGuard::new(1000));
+    let h = harness_with(|b| b.replay_guard(guard).policy(policy_rounds(1)));
+    let wire = RpcError::invalid_request_state().to_json();
+    let refused = |response: Result<Response<String>, RpcError>, reason: &str| {
+        let error = response.unwrap_err();
+        assert_eq!(error.to_json(), wire, "{reason}");
+        assert_eq!(error.http_status(), 200, "{reason}");
+        assert_eq!(error.state_error().map(StateError::reason), Some(reason));
+    };
+    let (_, state) = asked(&run(&h.flow, &req("ada", "ShipOrder")));
+    let answer = json!({"ship": accept(json!({"trackingNumber": "1Z"}))});
+    let retry = |user, state: &str| req(user, "ShipOrder").answer(answer.clone(), Some(state));
+
+    // Through `Flow::round`: the codec refused the state.
+    refused(run(&h.flow, &retry("mallory", &state)), "forged");
+    refused(run(&h.flow, &retry("ada", "not a token")), "malformed");
+    h.clock.set(t0() + Duration::minutes(10));
+    refused(run(&h.flow, &retry("ada", &state)), "expired");
+    h.clock.set(t0());
+    assert_eq!(
+        run(&h.flow, &retry("ada", &state)),
+        complete("Shipped as 1Z.")
+    );
+    refused(run(&h.flow, &retry("ada", &state)), "replayed");
+
+    // Through `Round::complete`: the flow may not ask again (cap of 1).
+    let (_, state) = asked(&run(&h.flow, &req("ada", "signup")));
+    let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "team"}))});
+    let next = req("ada", "signup").answer(account, Some(&state));
+    refused(run(&h.flow, &next), "too_many_rounds");
 }
 
 // ---- capabilities ----------------------------------------------------------------------

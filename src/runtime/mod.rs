@@ -100,7 +100,25 @@ impl Flow {
     ///
     /// [`RpcError::invalid_request_state`] when the state does not open, for
     /// any reason (forged, bound to another call or user, expired, past the
-    /// flow's deadline or round cap, replayed).
+    /// flow's deadline or round cap, replayed). The client gets that one
+    /// error; the reason stays on it for the server
+    /// ([`RpcError::state_error`]), and with feature `tracing` the codec
+    /// has emitted an event for it.
+    ///
+    /// ```
+    /// # use mrtr_guard::{Call, CallParams, ClientCapabilities, Flow, KeyRing, MasterKey, Method, RequestMeta, StateCodec};
+    /// use mrtr_guard::{RpcError, StateError};
+    /// # let codec = StateCodec::builder("https://mcp.example.com", KeyRing::new(MasterKey::from_bytes(&[7; 32])?)).build()?;
+    /// # let flow = Flow::new(codec);
+    /// # let meta = RequestMeta::new("2026-07-28", ClientCapabilities::none());
+    /// let call = Call::new(CallParams::new(Method::ToolsCall, "ShipOrder", meta)
+    ///     .with_request_state("not-a-token"))
+    ///     .with_principal("ada");
+    /// let error = flow.round(call).unwrap_err();
+    /// assert_eq!(error.state_error(), Some(&StateError::Malformed)); // for your logs
+    /// assert_eq!(error.to_json(), RpcError::invalid_request_state().to_json()); // for the client
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn round(&self, call: Call) -> Result<Round<'_>, RpcError> {
         Round::open(self, call)
     }

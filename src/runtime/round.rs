@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::RpcError;
 use crate::form::Form;
 use crate::runtime::{Call, Flow, Reply, Response, Stop};
-use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError};
+use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, StateError};
 use crate::validate::{Answers, Outcome};
 use crate::wire::{
     ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, InputRequest,
@@ -254,7 +254,8 @@ impl<'f> Round<'f> {
     /// A [`Stop::Failed`] error; [`RpcError::missing_capability`] (`-32021`)
     /// for a [`Stop::Ask`] when every ask was unsupported;
     /// [`RpcError::invalid_request_state`] when the flow may not ask again
-    /// (its round cap or deadline is reached); [`RpcError::internal_error`]
+    /// (its round cap or deadline is reached; [`RpcError::state_error`] says
+    /// which); [`RpcError::internal_error`]
     /// when a state cannot be minted otherwise.
     pub fn complete<T>(self, result: Result<T, Stop>) -> Result<Response<T>, RpcError> {
         match result {
@@ -400,9 +401,8 @@ impl<'f> Round<'f> {
             Some(claims) => codec.next_at(&binding, claims, &contents, now),
         }
         .map_err(|error| match error {
-            MintError::TooManyRounds { .. } | MintError::FlowExpired => {
-                RpcError::invalid_request_state()
-            }
+            MintError::TooManyRounds { .. } => RpcError::from(StateError::TooManyRounds),
+            MintError::FlowExpired => RpcError::from(StateError::FlowExpired),
             _ => RpcError::internal_error(),
         })?;
         Ok(InputRequiredResult::new(self.asks, token))

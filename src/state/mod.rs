@@ -4,6 +4,7 @@ mod binding;
 mod canonical;
 mod claims;
 mod error;
+mod events;
 mod format;
 mod info;
 mod keys;
@@ -35,6 +36,7 @@ pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
 pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 
 use claims::Meta;
+use events::Seen;
 use format::{NONCE_LEN, RawToken, SplitError, TokenBuffer};
 
 /// Limits every token is held to. The defaults suit an interactive form:
@@ -384,6 +386,24 @@ impl StateCodec {
         binding: &Binding<'_>,
         now: OffsetDateTime,
     ) -> Result<Claims<A>, StateError> {
+        let mut seen = Seen::default();
+        let opened = self.open_seen(token, binding, now, &mut seen);
+        if let Err(error) = &opened {
+            seen.refused(error);
+        }
+        opened
+    }
+
+    /// [`open_at`](Self::open_at), noting in `seen` what a refusal's log
+    /// event may name: the key id once the header splits, the flow id and
+    /// round once the tag verified and the claims parsed.
+    fn open_seen<A: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        now: OffsetDateTime,
+        seen: &mut Seen,
+    ) -> Result<Claims<A>, StateError> {
         if !self.principal_ok(binding) {
             return Err(StateError::MissingPrincipal);
         }
@@ -395,6 +415,7 @@ impl StateCodec {
             SplitError::UnknownVersion => StateError::UnsupportedVersion,
             SplitError::Truncated => StateError::Malformed,
         })?;
+        seen.key_id = Some(raw.key_id);
         if raw.mode != self.mode {
             return Err(StateError::UnsupportedVersion);
         }
@@ -427,6 +448,7 @@ impl StateCodec {
                 claims::decode(raw.body).ok_or(StateError::BadClaims)?
             }
         };
+        seen.flow = Some((claims.flow_id(), claims.round()));
         self.check_times(&claims, now)?;
         if let Some(guard) = &self.replay {
             guard

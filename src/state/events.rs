@@ -1,0 +1,79 @@
+//! Feature `tracing`: one event for each `requestState` that does not open.
+//!
+//! Every event has the target `mrtr_guard::state` and these fields, each only when it
+//! is known:
+//!
+//! | field | value | known |
+//! | --- | --- | --- |
+//! | `reason` | [`StateError::reason`] | always |
+//! | `key_id` | the header's key id, hex | once the token splits into its parts |
+//! | `flow_id` | the flow id, hex | once the tag verified and the claims parsed |
+//! | `round` | the round | as `flow_id` |
+//! | `guard_error` | the [`ReplayError`](crate::ReplayError) message | replay guard failures only |
+//!
+//! A replay (`requestState replayed`) and a replay guard failure (`replay
+//! guard failed`) have their own messages and event names; every other reason
+//! is `requestState refused`. No event holds the token, its claims, carried
+//! answers, application data or the principal: the flow id is random and
+//! names nobody (the Redis guard stores it in clear for the same reason).
+//!
+//! Levels: `WARN` for a refusal the token or its client caused (expired,
+//! forged, replayed...), `ERROR` for one the server caused (its replay guard
+//! failed, or it opened a token without a principal on a codec not built for
+//! anonymous use).
+
+use crate::state::claims::FlowId;
+use crate::state::error::StateError;
+use crate::state::keys::KeyId;
+
+/// The target of every event the crate emits for a refused state.
+#[cfg(feature = "tracing")]
+const TARGET: &str = "mrtr_guard::state";
+
+/// What opening a token learned about it, for the refusal's event.
+#[derive(Debug, Default)]
+pub(crate) struct Seen {
+    /// The key id the header names (not yet checked against the ring).
+    pub(crate) key_id: Option<KeyId>,
+    /// The flow id and round, from claims whose tag verified.
+    pub(crate) flow: Option<(FlowId, u32)>,
+}
+
+impl Seen {
+    /// Emits the one event for a state refused with `error`.
+    #[cfg(feature = "tracing")]
+    pub(crate) fn refused(&self, error: &StateError) {
+        use tracing::field::display;
+
+        let reason = error.reason();
+        let key_id = self.key_id.map(display);
+        let flow_id = self.flow.map(|(flow_id, _)| display(flow_id));
+        let round = self.flow.map(|(_, round)| round);
+        match error {
+            StateError::Replayed => tracing::warn!(
+                name: "state_replayed", target: TARGET,
+                reason, key_id, flow_id, round,
+                "requestState replayed"
+            ),
+            StateError::ReplayGuard(guard_error) => tracing::error!(
+                name: "replay_guard_failed", target: TARGET,
+                reason, key_id, flow_id, round, guard_error = %guard_error,
+                "replay guard failed; requestState refused"
+            ),
+            StateError::MissingPrincipal => tracing::error!(
+                name: "state_refused", target: TARGET,
+                reason, key_id, flow_id, round,
+                "requestState refused"
+            ),
+            _ => tracing::warn!(
+                name: "state_refused", target: TARGET,
+                reason, key_id, flow_id, round,
+                "requestState refused"
+            ),
+        }
+    }
+
+    /// Without feature `tracing`, nothing.
+    #[cfg(not(feature = "tracing"))]
+    pub(crate) fn refused(&self, _: &StateError) {}
+}
