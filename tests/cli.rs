@@ -378,9 +378,9 @@ fn usage_errors_exit_2() {
         );
     }
 
-    let help = run(&["help"]);
+    let help = run(&["help", "inspect"]);
     assert!(help.status.success());
-    assert!(stdout(&help).contains("mrtr-guard inspect <token>"));
+    assert!(stdout(&help).contains("mrtr-guard inspect <TOKEN>"));
 }
 
 #[test]
@@ -418,4 +418,170 @@ fn anonymous_tokens_open_with_anonymous() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert!(stdout(&output).starts_with("refused: forged: "));
+}
+
+/// Every option of each subcommand, as its help must name it.
+const OPTIONS: [(&str, &[&str]); 3] = [
+    ("keygen", &[]),
+    ("inspect", &["<TOKEN>", "standard input"]),
+    (
+        "open",
+        &[
+            "--method",
+            "--target",
+            "--principal",
+            "--anonymous",
+            "--arguments",
+            "--audience",
+            "--mode",
+            "--at",
+            "<TOKEN>",
+            "MRTR_GUARD_KEY",
+            "MRTR_GUARD_AUDIENCE",
+        ],
+    ),
+];
+
+#[test]
+fn help_for_the_program_names_every_subcommand() {
+    for args in [&["--help"][..], &["-h"], &["help"]] {
+        // With a key in the environment: help never shows it.
+        let output = run_with_key(args);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        let text = stdout(&output);
+        for (name, _) in OPTIONS {
+            assert!(text.contains(name), "{args:?} does not name {name}: {text}");
+        }
+        assert!(
+            text.contains("Exit codes: 0 ok, 1 refused, 2 usage error"),
+            "{text}"
+        );
+        assert!(!text.contains(KEY), "{text}");
+        assert!(stderr(&output).is_empty(), "{}", stderr(&output));
+    }
+}
+
+#[test]
+fn help_for_every_subcommand_names_its_options() {
+    for (name, options) in OPTIONS {
+        for args in [[name, "--help"], [name, "-h"], ["help", name]] {
+            let output = run_with_key(&args);
+            assert_eq!(output.status.code(), Some(0), "{args:?}");
+            let text = stdout(&output);
+            assert!(text.contains(&format!("mrtr-guard {name}")), "{text}");
+            for option in options {
+                assert!(
+                    text.contains(option),
+                    "{args:?} does not name {option}: {text}"
+                );
+            }
+            assert!(!text.contains(KEY), "{text}");
+        }
+    }
+    // `open --help` explains where the key comes from and gives an example.
+    let text = stdout(&run(&["open", "--help"]));
+    assert!(text.contains("never taken on the command line"), "{text}");
+    assert!(text.contains("Example"), "{text}");
+}
+
+#[test]
+fn version_prints_the_crate_version() {
+    for flag in ["--version", "-V"] {
+        let output = run(&[flag]);
+        assert_eq!(output.status.code(), Some(0), "{flag}");
+        assert_eq!(
+            stdout(&output),
+            format!("mrtr-guard {}\n", env!("CARGO_PKG_VERSION"))
+        );
+    }
+}
+
+/// `args` as owned strings, for lists that mix literals and built ones.
+fn owned(args: &[&str]) -> Vec<String> {
+    args.iter().map(|arg| (*arg).to_owned()).collect()
+}
+
+/// `open_args("ada", token)` with `extra` put right after `open`.
+fn open_with(extra: &[&str], token: &str) -> Vec<String> {
+    let mut args = open_args("ada", token);
+    args.splice(1..1, extra.iter().copied());
+    owned(&args)
+}
+
+/// Runs with the key in the environment and checks for a usage error.
+fn usage_error(args: &[String]) -> Output {
+    let output = run_with_key(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{args:?}: {}",
+        stderr(&output)
+    );
+    output
+}
+
+#[test]
+fn more_usage_errors_exit_2() {
+    let token = token(Mode::Sealed, OffsetDateTime::now_utc());
+    for args in [
+        owned(&["keygen", "--bogus"]),
+        owned(&["inspect", "--bogus", &token]),
+        owned(&["help", "frobnicate"]),
+        open_with(&["--mode", "both"], &token),
+        open_with(&["--at", "soon"], &token),
+        open_with(&["--at", "99999999999999999999"], &token),
+        open_with(&["--anonymous=yes"], &token),
+        open_with(&["--mode"], &token),
+        [open_with(&[], &token), vec![token.clone()]].concat(),
+    ] {
+        let output = usage_error(&args);
+        assert!(stdout(&output).is_empty(), "{args:?}: {}", stdout(&output));
+        assert!(!stderr(&output).is_empty(), "{args:?}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn arguments_that_are_not_utf8_exit_2() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt as _;
+
+    let output = cli()
+        .arg("inspect")
+        .arg(OsStr::from_bytes(b"A\xffB"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+}
+
+/// A usage error names the argument, never the text given for it: a key (or
+/// a token, or a principal) typed in the wrong place must not reach a log.
+#[test]
+fn usage_errors_never_echo_what_was_given() {
+    let token = token(Mode::Sealed, OffsetDateTime::now_utc());
+    for args in [
+        owned(&[KEY]),
+        owned(&[&token]),
+        owned(&["keygen", KEY]),
+        owned(&["inspect", &token, KEY]),
+        owned(&["help", KEY]),
+        open_with(&[&format!("--key={KEY}")], &token),
+        open_with(&["--key", KEY], &token),
+        open_with(&["--key", KEY, "--bogus"], &token),
+        owned(&["open", "--key", KEY]),
+        open_with(&["--method", KEY], &token),
+        open_with(&["--mode", KEY], &token),
+        open_with(&["--at", KEY], &token),
+        open_with(&["--arguments", KEY], &token),
+        open_with(&[&format!("--anonymous={KEY}")], &token),
+        [open_with(&[], &token), vec![KEY.to_owned()]].concat(),
+        [open_with(&[], KEY), vec![token.clone()]].concat(),
+    ] {
+        let output = usage_error(&args);
+        let (out, err) = (stdout(&output), stderr(&output));
+        for secret in [KEY, token.as_str()] {
+            assert!(!err.contains(secret), "{args:?} echoes: {err}");
+            assert!(!out.contains(secret), "{args:?} echoes: {out}");
+        }
+    }
 }
