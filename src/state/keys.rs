@@ -558,6 +558,15 @@ mod tests {
     }
 
     #[test]
+    fn generated_key_text_is_written_once_at_its_final_length() {
+        // A string that grows moves to a new allocation and frees the old one
+        // unwiped, key text and all (the old encoder wrote 43 characters,
+        // then pushed the `=`, and left capacity 86).
+        let text = MasterKey::generate_base64().unwrap();
+        assert_eq!(text.capacity(), text.len());
+    }
+
+    #[test]
     fn ring_refuses_duplicate_ids_and_finds_by_id() {
         let ring = KeyRing::new(MasterKey::from_bytes(&[1; 32]).unwrap());
         let dup = MasterKey::from_bytes(&[1; 32]).unwrap();
