@@ -14,7 +14,11 @@
 mod common;
 
 use common::{decode, encode};
-use mrtr_guard::{Binding, Contents, JsonDigest, MasterKey, Method, Mode, StateCodec, StateError};
+use std::collections::BTreeMap;
+
+use mrtr_guard::{
+    Binding, Contents, JsonDigest, MasterKey, Method, Mode, Proven, StateCodec, StateError,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 use time::OffsetDateTime;
@@ -169,7 +173,10 @@ impl Change {
                 } else if let Some(n) = old.as_i64() {
                     n.checked_add(i64::from(*step)).map(Number::from)
                 } else {
-                    let bits = old.as_f64()?.to_bits().checked_add_signed(i64::from(*step))?;
+                    let bits = old
+                        .as_f64()?
+                        .to_bits()
+                        .checked_add_signed(i64::from(*step))?;
                     Number::from_f64(f64::from_bits(bits))
                 }
             }
@@ -236,7 +243,11 @@ fn nth_number(value: &mut Value, index: &mut usize, edit: &mut dyn FnMut(&mut Nu
 /// `arguments` with its `which`-th number changed by `change`, and whether
 /// the new number has the same value as the old one. `None` when the change
 /// does not apply to that number.
-fn changed(arguments: &Value, which: prop::sample::Index, change: &Change) -> Option<(Value, bool)> {
+fn changed(
+    arguments: &Value,
+    which: prop::sample::Index,
+    change: &Change,
+) -> Option<(Value, bool)> {
     let mut other = arguments.clone();
     let mut index = which.index(count_numbers(arguments));
     let mut outcome = None;
@@ -254,11 +265,18 @@ proptest! {
 
     #[test]
     fn mint_then_open_round_trips(mode in mode(), app in json(), parts in binding_parts(),
-                                   answers in prop::collection::btree_map("[a-z]{1,6}", json(), 0..4)) {
+                                   answers in prop::collection::btree_map("[a-z]{1,6}", (json(), json()), 0..4)) {
         let codec = codec(mode);
         let mut contents = Contents::new(app.clone());
-        for (key, value) in &answers {
-            contents = contents.answer(key.clone(), value.clone());
+        let answers: BTreeMap<String, Proven> = answers
+            .into_iter()
+            .map(|(key, (question, response))| {
+                let response = Map::from_iter([("content".to_owned(), response)]);
+                (key, Proven::new(JsonDigest::of(&question), response))
+            })
+            .collect();
+        for (key, proven) in &answers {
+            contents = contents.answer(key.clone(), proven.clone());
         }
         let token = codec.start_at(&parts.binding(), &contents, now()).unwrap();
         let claims = codec.open_at::<Value>(&token, &parts.binding(), now()).unwrap();

@@ -398,12 +398,27 @@ mod tests {
         // Doubles of integral value below 10^21 are written exactly too, so
         // that no integer's digits stand for a double of another value.
         assert_eq!(canonical_text(&json!(2f64.powi(63))), "9223372036854775808");
-        assert_eq!(canonical_text(&json!(9_223_372_036_854_776_000_u64)), "9223372036854776000");
-        assert_eq!(canonical_text(&json!(2f64.powi(64))), "18446744073709551616");
-        assert_eq!(canonical_text(&json!(-(2f64.powi(69)))), "-590295810358705651712");
+        assert_eq!(
+            canonical_text(&json!(9_223_372_036_854_776_000_u64)),
+            "9223372036854776000"
+        );
+        assert_eq!(
+            canonical_text(&json!(2f64.powi(64))),
+            "18446744073709551616"
+        );
+        assert_eq!(
+            canonical_text(&json!(-(2f64.powi(69)))),
+            "-590295810358705651712"
+        );
         // From 10^21 on, RFC 8785's exponent form: never digits alone.
-        assert_eq!(canonicalize("[1e21, 1E+21, 1000000000000000000000]")?, "[1e+21,1e+21,1e+21]");
-        assert_eq!(canonical_text(&json!(2f64.powi(70))), "1.1805916207174113e+21");
+        assert_eq!(
+            canonicalize("[1e21, 1E+21, 1000000000000000000000]")?,
+            "[1e+21,1e+21,1e+21]"
+        );
+        assert_eq!(
+            canonical_text(&json!(2f64.powi(70))),
+            "1.1805916207174113e+21"
+        );
         Ok(())
     }
 
