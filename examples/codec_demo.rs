@@ -9,8 +9,10 @@
     reason = "demo code adds minutes to a clock reading"
 )]
 
-use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, Mode, RpcError, StateCodec};
-use serde_json::{Value, json};
+use mrtr_guard::{
+    Binding, Contents, JsonDigest, KeyRing, MasterKey, Method, Mode, Proven, RpcError, StateCodec,
+};
+use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,7 +30,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = json!({"orderId": 42});
     let ada = Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(&args));
     let now = OffsetDateTime::now_utc();
-    let contents = Contents::new(json!({"cart": 17})).answer("email", json!("ada@example.com"));
+    let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
+    let response: Map<String, Value> = serde_json::from_value(
+        json!({"action": "accept", "content": {"email": "ada@example.com"}}),
+    )?;
+    let contents = Contents::new(json!({"cart": 17}))
+        .answer("email", Proven::new(JsonDigest::of(&ask), response));
     let token = sealed.start_at(&ada, &contents, now)?;
     println!("\nsealed requestState ({} chars):\n  {token}", token.len());
 

@@ -16,7 +16,8 @@
 //! - **Confidentiality** of carried answers and application data, in sealed
 //!   mode only.
 //! - **Binding.** A token opens only for the principal, method, target
-//!   (tool, prompt or resource), arguments (RFC 8785 canonical digest) and
+//!   (tool, prompt or resource), arguments (a canonical digest that keeps
+//!   every number's exact value) and
 //!   audience (the server) it was minted for. These are supplied by the
 //!   verifier, never read from the token.
 //! - **Time.** Each round's token expires (10 minutes by default); a flow has an
@@ -127,7 +128,7 @@ struct ReadmeDoctests;
 pub use state::{
     Binding, Claims, CodecBuilder, ConfigError, Contents, FlowId, JsonDigest, KeyError, KeyId,
     KeyRing, MIN_MASTER_KEY_LEN, MasterKey, MemoryReplayGuard, Method, MintError, Mode, Policy,
-    ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
+    Proven, ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
 };
 // state, feature `redis`: the replay guard shared by several instances
 #[cfg(feature = "redis")]

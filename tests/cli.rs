@@ -14,8 +14,8 @@
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec};
-use serde_json::{Value, json};
+use mrtr_guard::{Binding, Contents, JsonDigest, MasterKey, Method, Mode, Proven, StateCodec};
+use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
 const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
@@ -66,7 +66,11 @@ fn args() -> Value {
 fn token(mode: Mode, now: OffsetDateTime) -> String {
     let args = args();
     let binding = Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(&args));
-    let contents = Contents::new(json!({"note": MARKER})).answer("email", json!(MARKER));
+    let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
+    let response: Map<String, Value> =
+        serde_json::from_value(json!({"action": "accept", "content": {"email": MARKER}})).unwrap();
+    let contents = Contents::new(json!({"note": MARKER}))
+        .answer("email", Proven::new(JsonDigest::of(&ask), response));
     codec(mode).start_at(&binding, &contents, now).unwrap()
 }
 

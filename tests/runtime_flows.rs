@@ -575,3 +575,44 @@ fn a_stop_with_nothing_to_ask_sends_state_alone() {
     assert!(result.input_requests().is_none());
     assert!(result.request_state().is_some());
 }
+
+/// `Debug` of a round and of its accepted answers names keys and the round,
+/// never an answer (fresh or carried) or the application data.
+#[test]
+fn debug_of_round_and_answers_prints_no_answer_or_app_data() {
+    const ANSWER: &str = "answer-secret-9b2c";
+    const APP: &str = "app-secret-51f0";
+    let h = harness();
+    let name = Form::builder("Name?")
+        .field(Field::string("name").required())
+        .build()
+        .unwrap();
+    let team = Form::builder("Team?")
+        .field(Field::string("team").required())
+        .build()
+        .unwrap();
+    let check = |text: String| {
+        assert!(!text.contains(ANSWER) && !text.contains(APP), "{text}");
+        text
+    };
+    let handler = |round: &mut mrtr_guard::Round<'_>| {
+        check(format!("{round:?}"));
+        if round.is_first() {
+            round.set_app(&json!({"note": APP}))?;
+        }
+        let answers = round.require("name", &name)?;
+        check(format!("{answers:?} {answers:#?}"));
+        let _ = round.require("team", &team)?;
+        let text = check(format!("{round:#?}"));
+        assert!(text.contains("name") && text.contains("team"), "{text}");
+        Ok(answers.str("name")?.to_owned())
+    };
+    let first = req("ada", "t");
+    let (_, s1) = asked(&h.flow.run(first.call().unwrap(), handler));
+    let second = first
+        .clone()
+        .answer(json!({"name": accept(json!({"name": ANSWER}))}), Some(&s1));
+    let (_, s2) = asked(&h.flow.run(second.call().unwrap(), handler));
+    let third = first.answer(json!({"team": accept(json!({"team": "x"}))}), Some(&s2));
+    assert_eq!(h.flow.run(third.call().unwrap(), handler), complete(ANSWER));
+}

@@ -16,10 +16,10 @@ mod common;
 use std::sync::Arc;
 
 use mrtr_guard::{
-    Binding, Claims, ConfigError, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method,
-    MintError, Mode, Policy, StateCodec, StateError,
+    Binding, Claims, ConfigError, Contents, JsonDigest, KeyRing, MasterKey, MemoryReplayGuard,
+    Method, MintError, Mode, Policy, Proven, StateCodec, StateError,
 };
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
 const T0: i64 = 1_800_000_000;
@@ -49,6 +49,14 @@ fn binding() -> Binding<'static> {
 
 fn open(codec: &StateCodec, token: &str, now: OffsetDateTime) -> Result<Claims<Value>, StateError> {
     codec.open_at::<Value>(token, &binding(), now)
+}
+
+/// An accepted answer `{"email": email}` to an email question.
+fn email_answer(email: &str) -> Proven {
+    let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
+    let response: Map<String, Value> =
+        serde_json::from_value(json!({"action": "accept", "content": {"email": email}})).unwrap();
+    Proven::new(JsonDigest::of(&ask), response)
 }
 
 const MODES: [Mode; 2] = [Mode::Sealed, Mode::Signed];
@@ -395,13 +403,13 @@ fn sealed_hides_the_claims_signed_does_not() {
     let secret = "carried-answer-7f3a9c";
     for (mode, readable) in [(Mode::Sealed, false), (Mode::Signed, true)] {
         let codec = codec(mode);
-        let contents = Contents::new(json!({"note": secret})).answer("email", json!(secret));
+        let contents = Contents::new(json!({"note": secret})).answer("email", email_answer(secret));
         let token = codec.start_at(&binding(), &contents, at(0)).unwrap();
         let bytes = common::decode(&token);
         let visible = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
         assert_eq!(visible, readable, "{mode:?}");
         let claims = open(&codec, &token, at(1)).unwrap();
-        assert_eq!(claims.answers()["email"], json!(secret));
+        assert_eq!(claims.answers()["email"], email_answer(secret));
         assert_eq!(claims.app(), &json!({"note": secret}));
     }
 }
@@ -477,5 +485,106 @@ fn debug_of_codec_ring_and_key_prints_no_key_bytes() {
             "{text}"
         );
         assert!(!text.contains("5a5a"), "{text}");
+    }
+}
+
+/// A state minted for one argument set never opens for another whose numbers
+/// differ in value, however close: integers keep their exact value.
+#[test]
+fn arguments_bind_numbers_exactly() {
+    let pairs = [
+        (
+            r#"{"orderId":1234567890123456789}"#,
+            r#"{"orderId":1234567890123456700}"#,
+        ),
+        ("9007199254740993", "9007199254740992"),
+        ("18446744073709551615", "18446744073709551614"),
+        ("-9223372036854775807", "-9223372036854775806"),
+        ("9223372036854775809", "9223372036854775809.0"),
+    ];
+    for mode in MODES {
+        let codec = codec(mode);
+        for (minted, presented) in pairs {
+            let minted: Value = serde_json::from_str(minted).unwrap();
+            let presented: Value = serde_json::from_str(presented).unwrap();
+            let bind = |args| Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(args));
+            let token = codec
+                .start_at(&bind(&minted), &Contents::new(()), at(0))
+                .unwrap();
+            assert!(codec.open_at::<()>(&token, &bind(&minted), at(1)).is_ok());
+            assert_eq!(
+                codec.open_at::<()>(&token, &bind(&presented), at(1)).err(),
+                Some(StateError::Forged),
+                "{mode:?}: minted for {minted}, presented {presented}"
+            );
+        }
+    }
+}
+
+/// Spellings of one value share a binding: `1`, `1.0` and `1e0`; `0` and `-0`.
+#[test]
+fn arguments_spelled_differently_with_equal_values_share_a_binding() {
+    let codec = codec(Mode::Sealed);
+    for (minted, presented) in [
+        (r#"{"n":1}"#, r#"{"n":1.0}"#),
+        (r#"{"n":1}"#, r#"{"n":1e0}"#),
+        (r#"{"n":0}"#, r#"{"n":-0}"#),
+        (r#"{"n":100}"#, r#"{"n":1E2}"#),
+        (r#"{"n":9007199254740992}"#, r#"{"n":9007199254740992.0}"#),
+    ] {
+        let minted: Value = serde_json::from_str(minted).unwrap();
+        let presented: Value = serde_json::from_str(presented).unwrap();
+        let bind = |args| Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(args));
+        let token = codec
+            .start_at(&bind(&minted), &Contents::new(()), at(0))
+            .unwrap();
+        assert!(
+            codec
+                .open_at::<()>(&token, &bind(&presented), at(1))
+                .is_ok(),
+            "minted for {minted}, presented {presented}"
+        );
+    }
+}
+
+/// Step 10 of FORMAT.md §8: `iat + ttl` beyond the time range fails that
+/// step, as `expired`.
+#[test]
+fn ttl_overflow_is_expired() {
+    for mode in MODES {
+        let token = codec(mode)
+            .start_at(&binding(), &Contents::new(()), at(0))
+            .unwrap();
+        let huge_ttl = Policy::default().with_ttl(Duration::seconds(i64::MAX));
+        assert_eq!(
+            open(&codec_with(mode, huge_ttl), &token, at(1)).err(),
+            Some(StateError::Expired),
+            "{mode:?}"
+        );
+    }
+}
+
+/// `Debug` of claims and contents shows times, round, flow id, question
+/// digests and answer keys, never a carried answer or application data.
+#[test]
+fn debug_of_claims_and_contents_prints_no_answer_or_app_data() {
+    let secret = "carried-secret-4d1e";
+    for mode in MODES {
+        let codec = codec(mode);
+        let contents = Contents::new(json!({"note": secret}))
+            .question("ship", &json!({"method": "elicitation/create"}))
+            .answer("email", email_answer(secret));
+        let token = codec.start_at(&binding(), &contents, at(0)).unwrap();
+        let claims = open(&codec, &token, at(1)).unwrap();
+        for text in [
+            format!("{contents:?}"),
+            format!("{contents:#?}"),
+            format!("{claims:?}"),
+            format!("{claims:#?}"),
+        ] {
+            assert!(!text.contains(secret), "{text}");
+            assert!(!text.contains("note"), "{text}");
+            assert!(text.contains("email") && text.contains("ship"), "{text}");
+        }
     }
 }

@@ -14,7 +14,11 @@
 mod common;
 
 use common::{decode, encode};
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+use std::collections::BTreeMap;
+
+use mrtr_guard::{
+    Binding, Contents, JsonDigest, MasterKey, Method, Mode, Proven, StateCodec, StateError,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 use time::OffsetDateTime;
@@ -94,22 +98,209 @@ fn binding_parts() -> impl Strategy<Value = BindingParts> {
     })
 }
 
+/// Numbers of every kind `serde_json` holds, weighted towards the places
+/// where doubles and integers part: around 2^53, 2^63 and 2^64.
+fn number() -> impl Strategy<Value = Number> {
+    prop_oneof![
+        any::<u64>().prop_map(Number::from),
+        any::<i64>().prop_map(Number::from),
+        (-4096_i64..4096).prop_map(Number::from),
+        (0_u64..4096).prop_map(|d| Number::from((1_u64 << 53) + d)),
+        (0_u64..4096).prop_map(|d| Number::from((1_u64 << 63) + d)),
+        (0_u64..4096).prop_map(|d| Number::from(u64::MAX - d)),
+        (0_i64..4096).prop_map(|d| Number::from(i64::MIN + d)),
+        any::<u64>().prop_filter_map("finite", |bits| Number::from_f64(f64::from_bits(bits))),
+        any::<u64>().prop_filter_map("finite", |n| Number::from_f64(n as f64)),
+        any::<i64>().prop_filter_map("finite", |n| Number::from_f64(n as f64)),
+        (-80_i32..80).prop_filter_map("finite", |e| Number::from_f64(2_f64.powi(e))),
+        (-1e6_f64..1e6).prop_filter_map("finite", Number::from_f64),
+    ]
+}
+
+/// JSON arguments with numbers of every kind in them.
+fn arguments_with_numbers() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        number().prop_map(Value::Number),
+        number().prop_map(Value::Number),
+        "[a-z0-9]{0,6}".prop_map(Value::String),
+    ];
+    let tree = leaf.prop_recursive(3, 24, 5, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{0,4}", inner, 0..5)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    });
+    (tree, number()).prop_map(|(tree, first)| {
+        let mut members = Map::new();
+        members.insert("n".to_owned(), Value::Number(first));
+        members.insert("rest".to_owned(), tree);
+        Value::Object(members)
+    })
+}
+
+/// How the property tests change one number.
+#[derive(Debug, Clone)]
+enum Change {
+    /// Replace it with this one.
+    Other(Number),
+    /// Add this to an integer, or move a double this many units in the last place.
+    Step(i16),
+    /// The nearest double.
+    AsDouble,
+    /// The integer of the same value, if the number is an integral double.
+    AsInteger,
+}
+
+fn change() -> impl Strategy<Value = Change> {
+    prop_oneof![
+        number().prop_map(Change::Other),
+        any::<i16>().prop_map(Change::Step),
+        Just(Change::AsDouble),
+        Just(Change::AsInteger),
+    ]
+}
+
+impl Change {
+    fn apply(&self, old: &Number) -> Option<Number> {
+        match self {
+            Self::Other(number) => Some(number.clone()),
+            Self::Step(step) => {
+                if let Some(n) = old.as_u64() {
+                    n.checked_add_signed(i64::from(*step)).map(Number::from)
+                } else if let Some(n) = old.as_i64() {
+                    n.checked_add(i64::from(*step)).map(Number::from)
+                } else {
+                    let bits = old
+                        .as_f64()?
+                        .to_bits()
+                        .checked_add_signed(i64::from(*step))?;
+                    Number::from_f64(f64::from_bits(bits))
+                }
+            }
+            Self::AsDouble => Number::from_f64(old.as_f64()?),
+            Self::AsInteger => {
+                let exact = exact_integer(old)?;
+                u64::try_from(exact)
+                    .map(Number::from)
+                    .or_else(|_| i64::try_from(exact).map(Number::from))
+                    .ok()
+            }
+        }
+    }
+}
+
+/// A number's value when it is an integer of magnitude below 2^100.
+fn exact_integer(number: &Number) -> Option<i128> {
+    if let Some(n) = number.as_u64() {
+        return Some(i128::from(n));
+    }
+    if let Some(n) = number.as_i64() {
+        return Some(i128::from(n));
+    }
+    let value = number.as_f64()?;
+    (value.fract() == 0.0 && value.abs() < 2_f64.powi(100)).then_some(value as i128)
+}
+
+/// Whether two numbers have the same mathematical value (0 and -0 do).
+fn same_value(a: &Number, b: &Number) -> bool {
+    match (exact_integer(a), exact_integer(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.is_f64() && b.is_f64() && a.as_f64() == b.as_f64(),
+    }
+}
+
+fn count_numbers(value: &Value) -> usize {
+    match value {
+        Value::Number(_) => 1,
+        Value::Array(items) => items.iter().map(count_numbers).sum(),
+        Value::Object(members) => members.values().map(count_numbers).sum(),
+        _ => 0,
+    }
+}
+
+/// The `index`-th number of `value` in document order, for `edit`.
+fn nth_number(value: &mut Value, index: &mut usize, edit: &mut dyn FnMut(&mut Number)) -> bool {
+    match value {
+        Value::Number(number) if *index == 0 => {
+            edit(number);
+            true
+        }
+        Value::Number(_) => {
+            *index -= 1;
+            false
+        }
+        Value::Array(items) => items.iter_mut().any(|item| nth_number(item, index, edit)),
+        Value::Object(members) => members
+            .values_mut()
+            .any(|item| nth_number(item, index, edit)),
+        _ => false,
+    }
+}
+
+/// `arguments` with its `which`-th number changed by `change`, and whether
+/// the new number has the same value as the old one. `None` when the change
+/// does not apply to that number.
+fn changed(
+    arguments: &Value,
+    which: prop::sample::Index,
+    change: &Change,
+) -> Option<(Value, bool)> {
+    let mut other = arguments.clone();
+    let mut index = which.index(count_numbers(arguments));
+    let mut outcome = None;
+    nth_number(&mut other, &mut index, &mut |number| {
+        if let Some(new) = change.apply(number) {
+            outcome = Some(same_value(number, &new));
+            *number = new;
+        }
+    });
+    Some((other, outcome?))
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
     #[test]
     fn mint_then_open_round_trips(mode in mode(), app in json(), parts in binding_parts(),
-                                   answers in prop::collection::btree_map("[a-z]{1,6}", json(), 0..4)) {
+                                   answers in prop::collection::btree_map("[a-z]{1,6}", (json(), json()), 0..4)) {
         let codec = codec(mode);
         let mut contents = Contents::new(app.clone());
-        for (key, value) in &answers {
-            contents = contents.answer(key.clone(), value.clone());
+        let answers: BTreeMap<String, Proven> = answers
+            .into_iter()
+            .map(|(key, (question, response))| {
+                let response = Map::from_iter([("content".to_owned(), response)]);
+                (key, Proven::new(JsonDigest::of(&question), response))
+            })
+            .collect();
+        for (key, proven) in &answers {
+            contents = contents.answer(key.clone(), proven.clone());
         }
         let token = codec.start_at(&parts.binding(), &contents, now()).unwrap();
         let claims = codec.open_at::<Value>(&token, &parts.binding(), now()).unwrap();
         prop_assert_eq!(claims.app(), &app);
         prop_assert_eq!(claims.answers(), &answers);
         prop_assert_eq!(claims.round(), 1);
+    }
+
+    /// The arguments digest is exact: two argument values that differ in any
+    /// one number's value never share a digest, whatever kind of number
+    /// either is; two that differ only in how an equal value is held share one.
+    #[test]
+    fn numbers_of_different_value_never_share_a_digest(arguments in arguments_with_numbers(),
+                                                        which in any::<prop::sample::Index>(),
+                                                        change in change()) {
+        let Some((other, same)) = changed(&arguments, which, &change) else {
+            return Ok(());
+        };
+        let (digest, other_digest) = (JsonDigest::of(&arguments), JsonDigest::of(&other));
+        if same {
+            prop_assert_eq!(digest, other_digest, "{} / {}", arguments, other);
+        } else {
+            prop_assert_ne!(digest, other_digest, "{} / {}", arguments, other);
+        }
     }
 
     #[test]

@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use common::*;
 use mrtr_guard::{
-    Binding, Claims, Contents, FlowId, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy,
-    ReplayError, ReplayGuard, RpcError, StateCodec, StateError,
+    Binding, Claims, Contents, FlowId, JsonDigest, KeyRing, MasterKey, MemoryReplayGuard, Method,
+    Mode, Policy, Proven, ReplayError, ReplayGuard, RpcError, StateCodec, StateError,
 };
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -197,10 +197,13 @@ fn binding<'a>(principal: &'a str, arguments: &'a Value) -> Binding<'a> {
 
 /// A token carrying an answer and application data, for `PRINCIPAL`.
 fn token(codec: &StateCodec) -> String {
-    let contents = Contents::new(json!({"note": APP})).answer(
-        "ship",
-        json!({"action": "accept", "content": {"note": ANSWER}}),
-    );
+    let response = json!({"action": "accept", "content": {"note": ANSWER}});
+    let Value::Object(response) = response else {
+        unreachable!("an object literal")
+    };
+    let question = JsonDigest::of(&json!({"method": "elicitation/create"}));
+    let contents =
+        Contents::new(json!({"note": APP})).answer("ship", Proven::new(question, response));
     codec
         .start_at(&binding(PRINCIPAL, &arguments()), &contents, now())
         .unwrap()
@@ -218,7 +221,10 @@ fn flow_of(mode: Mode, token: &str) -> (FlowId, u32) {
     let claims = codec(mode, None)
         .open_at::<Value>(token, &binding(PRINCIPAL, &arguments()), now())
         .unwrap();
-    assert_eq!(claims.answers()["ship"]["content"]["note"], ANSWER);
+    assert_eq!(
+        claims.answers()["ship"].response()["content"]["note"],
+        ANSWER
+    );
     assert_eq!(claims.app()["note"], APP);
     (claims.flow_id(), claims.round())
 }

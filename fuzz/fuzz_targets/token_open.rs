@@ -13,9 +13,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use libfuzzer_sys::fuzz_target;
 use mrtr_guard::{
-    Binding, Contents, MasterKey, Method, MintError, Mode, StateCodec, StateError, TokenInfo,
+    Binding, Contents, JsonDigest, MasterKey, Method, MintError, Mode, Proven, StateCodec,
+    StateError, TokenInfo,
 };
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
 const AUDIENCE: &str = "https://mcp.example.com/mcp";
@@ -36,7 +37,7 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     let codecs = [codec(Mode::Sealed), codec(Mode::Signed)];
     let contents = Contents::new(json!({"cart": 17}))
         .question("ship", &json!({"method": "elicitation/create"}))
-        .answer("email", json!("ada@example.com"));
+        .answer("email", carried(json!("ada@example.com")));
     let tokens = [0, 1].map(|i| codecs[i].start_at(&binding(), &contents, now()).unwrap());
     Fixture { codecs, tokens }
 });
@@ -109,8 +110,18 @@ fn app_data_round_trips(input: &[u8]) {
     }
 }
 
+/// `content` as the accepted answer to a fixed question.
+fn carried(content: Value) -> Proven {
+    let question = JsonDigest::of(&json!({"method": "elicitation/create"}));
+    let response = Map::from_iter([
+        ("action".to_owned(), json!("accept")),
+        ("content".to_owned(), content),
+    ]);
+    Proven::new(question, response)
+}
+
 fn round_trip(codec: &StateCodec, app: &Value) {
-    let contents = Contents::new(app.clone()).answer("k", app.clone());
+    let contents = Contents::new(app.clone()).answer("k", carried(app.clone()));
     let token = match codec.start_at(&binding(), &contents, now()) {
         Ok(token) => token,
         Err(MintError::TooLarge { len, max }) => {
@@ -124,7 +135,7 @@ fn round_trip(codec: &StateCodec, app: &Value) {
         .open_at::<Value>(&token, &binding(), later)
         .unwrap_or_else(|error| panic!("a minted token did not open: {error:?}"));
     assert_eq!(claims.app(), app);
-    assert_eq!(claims.answers().get("k"), Some(app));
+    assert_eq!(claims.answers().get("k"), Some(&carried(app.clone())));
     assert_eq!(claims.round(), 1);
 }
 

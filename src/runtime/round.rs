@@ -1,19 +1,20 @@
 //! One round of a multi-round call.
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::RpcError;
 use crate::form::Form;
 use crate::runtime::{Call, Flow, Reply, Response, Stop};
-use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, StateError};
+use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, Proven, StateError};
 use crate::validate::{Answers, Outcome};
 use crate::wire::{
-    ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, InputRequest,
-    InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,
+    ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
+    InputRequest, InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,
     SamplingRequest,
 };
 
@@ -32,7 +33,10 @@ use crate::wire::{
 /// The runtime never asks what the client did not declare in this request's
 /// capabilities: such an ask returns [`Reply::Unsupported`] (and
 /// [`require`](Self::require) fails with `-32021`).
-#[derive(Debug)]
+///
+/// `Debug` shows the method, target, round number and the keys and digests
+/// of questions and answers, never an answer, the call's arguments or the
+/// application data.
 pub struct Round<'f> {
     flow: &'f Flow,
     call: Call,
@@ -41,8 +45,8 @@ pub struct Round<'f> {
     claims: Option<Claims<()>>,
     /// The questions the opened state says were asked.
     asked: BTreeMap<String, JsonDigest>,
-    /// Proven answers: key -> {"q": question digest, "r": answer}.
-    proven: BTreeMap<String, Value>,
+    /// Answers proven by this round or an earlier one.
+    proven: BTreeMap<String, Proven>,
     asks: InputRequests,
     questions: BTreeMap<String, JsonDigest>,
     /// What the asks this round could not send would have needed.
@@ -204,11 +208,14 @@ impl<'f> Round<'f> {
     pub fn url(&mut self, key: &str, message: &str, url: &str) -> Reply<()> {
         let request = InputRequest::Elicitation(ElicitRequest::url(message, url));
         self.resolve(key, request, false, |response| match response {
-            InputResponse::Elicit(result) => Some(match result.action {
-                ElicitAction::Accept => (json!({"action": "accept"}), Reply::Accepted(())),
-                ElicitAction::Decline => (json!({"action": "decline"}), Reply::Declined),
-                ElicitAction::Cancel => (json!({"action": "cancel"}), Reply::Cancelled),
-            }),
+            InputResponse::Elicit(result) => Some((
+                elicit_response(result.action, None),
+                match result.action {
+                    ElicitAction::Accept => Reply::Accepted(()),
+                    ElicitAction::Decline => Reply::Declined,
+                    ElicitAction::Cancel => Reply::Cancelled,
+                },
+            )),
             _ => None,
         })
     }
@@ -217,10 +224,7 @@ impl<'f> Round<'f> {
     pub fn sample(&mut self, key: &str, request: &SamplingRequest) -> Reply<CreateMessageResult> {
         let request = InputRequest::Sampling(request.clone());
         self.resolve(key, request, false, |response| match response {
-            InputResponse::Sampling(result) => {
-                let carried = serde_json::to_value(&result).ok()?;
-                Some((carried, Reply::Accepted(result)))
-            }
+            InputResponse::Sampling(result) => Some((object(&result)?, Reply::Accepted(result))),
             _ => None,
         })
     }
@@ -229,10 +233,7 @@ impl<'f> Round<'f> {
     pub fn roots(&mut self, key: &str) -> Reply<ListRootsResult> {
         let request = InputRequest::Roots(RootsRequest::new());
         self.resolve(key, request, false, |response| match response {
-            InputResponse::Roots(result) => {
-                let carried = serde_json::to_value(&result).ok()?;
-                Some((carried, Reply::Accepted(result)))
-            }
+            InputResponse::Roots(result) => Some((object(&result)?, Reply::Accepted(result))),
             _ => None,
         })
     }
@@ -278,7 +279,8 @@ impl<'f> Round<'f> {
             form.request_digest(|| *JsonDigest::of(&request().to_json()).as_bytes()),
         );
         if let Some(carried) = self.carried(key, &digest) {
-            return match form.validate(&carried) {
+            let outcome = form.validate(&Value::Object(carried.clone()));
+            return match outcome {
                 Outcome::Accepted(answers) => Reply::Accepted(answers),
                 Outcome::Declined => Reply::Declined,
                 Outcome::Cancelled => Reply::Cancelled,
@@ -291,20 +293,19 @@ impl<'f> Round<'f> {
         };
         match form.validate(&raw) {
             Outcome::Accepted(answers) => {
-                let content = answers.to_json();
-                self.prove(
-                    key,
-                    &digest,
-                    json!({"action": "accept", "content": content}),
-                );
+                let content = match answers.to_json() {
+                    Value::Object(content) => Some(content),
+                    _ => None,
+                };
+                self.prove(key, &digest, elicit_response(ElicitAction::Accept, content));
                 Reply::Accepted(answers)
             }
             Outcome::Declined => {
-                self.prove(key, &digest, json!({"action": "decline"}));
+                self.prove(key, &digest, elicit_response(ElicitAction::Decline, None));
                 Reply::Declined
             }
             Outcome::Cancelled => {
-                self.prove(key, &digest, json!({"action": "cancel"}));
+                self.prove(key, &digest, elicit_response(ElicitAction::Cancel, None));
                 Reply::Cancelled
             }
             Outcome::Invalid(report) => match self.ask(key, request(), digest) {
@@ -323,16 +324,11 @@ impl<'f> Round<'f> {
         key: &str,
         request: InputRequest,
         unsolicited: bool,
-        read: impl Fn(InputResponse) -> Option<(Value, Reply<T>)>,
+        read: impl Fn(InputResponse) -> Option<(Map<String, Value>, Reply<T>)>,
     ) -> Reply<T> {
         let digest = JsonDigest::of(&request.to_json());
-        let classify = |value: &Value| {
-            crate::wire::InputResponses::from_json(&json!({ "k": value }))
-                .ok()
-                .and_then(|responses| responses.get("k").cloned())
-        };
         if let Some(carried) = self.carried(key, &digest) {
-            if let Some((_, reply)) = classify(&carried).and_then(&read) {
+            if let Some((_, reply)) = read(InputResponse::from_object(carried)) {
                 return reply;
             }
             return self.ask(key, request, digest);
@@ -349,10 +345,10 @@ impl<'f> Round<'f> {
         }
     }
 
-    /// The answer carried under `key`, if it answers this exact question.
-    fn carried(&self, key: &str, digest: &JsonDigest) -> Option<Value> {
-        let entry = self.proven.get(key)?;
-        (entry.get("q")?.as_str()? == hex(digest)).then(|| entry.get("r").cloned())?
+    /// The response carried under `key`, if it answers this exact question.
+    fn carried(&self, key: &str, digest: &JsonDigest) -> Option<&Map<String, Value>> {
+        let proven = self.proven.get(key)?;
+        (proven.question() == digest).then(|| proven.response())
     }
 
     /// The raw response under `key`, if the state says this exact question
@@ -365,11 +361,9 @@ impl<'f> Round<'f> {
         self.call.params().input_responses()?.raw(key)
     }
 
-    fn prove(&mut self, key: &str, digest: &JsonDigest, answer: Value) {
-        let mut entry = Map::new();
-        entry.insert("q".into(), Value::from(hex(digest)));
-        entry.insert("r".into(), answer);
-        self.proven.insert(key.to_owned(), Value::Object(entry));
+    fn prove(&mut self, key: &str, digest: &JsonDigest, response: Map<String, Value>) {
+        self.proven
+            .insert(key.to_owned(), Proven::new(*digest, response));
     }
 
     fn ask<T>(&mut self, key: &str, request: InputRequest, digest: JsonDigest) -> Reply<T> {
@@ -387,8 +381,8 @@ impl<'f> Round<'f> {
         for (key, digest) in self.questions {
             contents = contents.question_digest(key, digest);
         }
-        for (key, answer) in self.proven {
-            contents = contents.answer(key, answer);
+        for (key, proven) in self.proven {
+            contents = contents.answer(key, proven);
         }
         let arguments = self
             .arguments
@@ -421,18 +415,39 @@ fn binding(call: &Call, arguments: JsonDigest) -> Binding<'_> {
     )
 }
 
-/// The binding's digest of the call's arguments (JCS + SHA-256): made at
+/// The binding's digest of the call's arguments (canonical form + SHA-256): made at
 /// most once per round.
 fn arguments_digest(call: &Call) -> JsonDigest {
     JsonDigest::of_arguments(call.params().arguments())
 }
 
-fn hex(digest: &JsonDigest) -> String {
-    let digit = |n: u8| char::from_digit(u32::from(n), 16).unwrap_or('0');
-    let mut out = String::with_capacity(64);
-    for byte in digest.as_bytes() {
-        out.push(digit(byte >> 4));
-        out.push(digit(byte & 0x0f));
+/// An elicitation response as a round carries it: the action, and the
+/// checked content when a form was accepted.
+fn elicit_response(
+    action: ElicitAction,
+    content: Option<Map<String, Value>>,
+) -> Map<String, Value> {
+    object(&ElicitResult { action, content }).unwrap_or_default()
+}
+
+/// A response type as the JSON object it serializes to.
+fn object<T: Serialize>(response: &T) -> Option<Map<String, Value>> {
+    match serde_json::to_value(response).ok()? {
+        Value::Object(object) => Some(object),
+        _ => None,
     }
-    out
+}
+
+impl fmt::Debug for Round<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Round")
+            .field("method", &self.method())
+            .field("target", &self.target())
+            .field("number", &self.number())
+            .field("asked", &self.asked)
+            .field("proven", &self.proven)
+            .field("asking", &self.questions)
+            .field("missing", &self.missing)
+            .finish_non_exhaustive()
+    }
 }

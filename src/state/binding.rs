@@ -49,11 +49,19 @@ impl fmt::Display for Method {
     }
 }
 
-/// SHA-256 over the RFC 8785 canonical form of a JSON value.
+/// SHA-256 over the canonical form of a JSON value: RFC 8785 (JCS), except
+/// that integers keep their exact value (`docs/FORMAT.md` §4.1).
 ///
 /// Key order, white space and number spelling do not change it: `{"a":1,"b":2.0}`
-/// and `{"b":2,"a":1}` have the same digest. The codec uses it for the call's
-/// arguments and for each question a round asked.
+/// and `{"b":2,"a":1}` have the same digest. A number's value does:
+/// `9007199254740993` and `9007199254740992` have different digests, although
+/// they are the same double. Two values share a digest exactly when they are
+/// equal with numbers compared by value (`1` and `1.0` are, `0` and `-0` are).
+/// The codec uses it for the call's arguments and for each question a round
+/// asked.
+///
+/// It serializes (with `serde`) as the claims spell it: unpadded base64url of
+/// its 32 bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct JsonDigest([u8; 32]);
 
@@ -244,5 +252,14 @@ mod tests {
         assert_ne!(a, JsonDigest::of(&json!({"x": 2, "y": "z"})));
         assert_ne!(a, JsonDigest::of(&json!({"x": "1", "y": "z"})));
         assert_ne!(a, JsonDigest::of(&json!({"x": 1, "y": "z", "w": null})));
+        let exact = JsonDigest::of(&json!({"x": 9_007_199_254_740_993_u64}));
+        assert_ne!(
+            exact,
+            JsonDigest::of(&json!({"x": 9_007_199_254_740_992_u64}))
+        );
+        assert_ne!(
+            exact,
+            JsonDigest::of(&json!({"x": 9_007_199_254_740_993_u64 as f64}))
+        );
     }
 }

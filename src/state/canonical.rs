@@ -1,8 +1,10 @@
-//! RFC 8785 JSON Canonicalization Scheme (JCS) for the arguments digest.
+//! The canonical form of a JSON value, for the arguments digest: RFC 8785's
+//! JSON Canonicalization Scheme (JCS) with one change, exact integers.
 //!
 //! The digest of a tool call's arguments must not depend on how a client spelled
-//! them: member order, whitespace, `1.0` against `1`, `\u00e9` against `é`. JCS
-//! fixes one spelling for every JSON value:
+//! them: member order, whitespace, `1.0` against `1`, `\u00e9` against `é`. It
+//! must depend on every value the handler sees. JCS fixes one spelling for every
+//! JSON value:
 //!
 //! - objects have their members sorted by name, the names compared as sequences of
 //!   UTF-16 code units (RFC 8785 §3.2.3), not as UTF-8 bytes;
@@ -14,10 +16,16 @@
 //! - numbers are written as ECMAScript's `Number.prototype.toString` writes the
 //!   IEEE-754 double they denote (RFC 8785 §3.2.2.3).
 //!
-//! Numbers are doubles. A `serde_json` integer beyond 2^53 is first rounded to the
-//! nearest double, as RFC 8785 requires, so `9007199254740993` is written
-//! `9007199254740992`: two such integers can share a canonical form. A caller that
-//! needs exact large integers must carry them as strings.
+//! The change: RFC 8785 first rounds every number to a double, so
+//! `9007199254740993` and `9007199254740992` would share a form although
+//! `serde_json` hands the handler two different integers. Here a number whose
+//! value is an integer of magnitude below 10^21 is written as its exact decimal
+//! digits: every `serde_json` integer (`u64`, `i64`), and every double from 2^53
+//! up to 10^21 (each of those is an integer). Below 2^53 the digits are what
+//! RFC 8785 writes anyway; from 10^21 on RFC 8785 writes an exponent (`1e+21`),
+//! and a fraction always has a `.` or an `e-`, so digits alone never stand for
+//! two values. Two numbers share a form exactly when their values are equal
+//! (`0` and `-0` are).
 //!
 //! The canonical form is that of the double the parser produced, so the crate
 //! enables `serde_json`'s `float_roundtrip` feature: its default float parser can
@@ -34,10 +42,10 @@
 
 use serde_json::{Map, Number, Value};
 
-/// Appends the RFC 8785 canonical serialization of `value` to `out`.
+/// Appends the canonical serialization of `value` to `out`: RFC 8785 with exact
+/// integers (see the module docs).
 ///
-/// The output is UTF-8 JSON text. Numbers are the IEEE-754 doubles they round to
-/// (see the module docs on integers beyond 2^53).
+/// The output is UTF-8 JSON text.
 pub(crate) fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     let mut pending = vec![Step::Value(value)];
     while let Some(step) = pending.pop() {
@@ -78,7 +86,7 @@ pub(crate) fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     }
 }
 
-/// The RFC 8785 canonical serialization of `value`; see [`write_canonical`].
+/// The canonical serialization of `value`; see [`write_canonical`].
 pub(crate) fn canonical(value: &Value) -> Vec<u8> {
     let mut out = Vec::new();
     write_canonical(value, &mut out);
@@ -133,15 +141,36 @@ fn write_string(text: &str, out: &mut Vec<u8>) {
     out.push(b'"');
 }
 
-/// Writes a number as the double it denotes (RFC 8785 §3.2.2.3).
+/// Writes a number: an integer of magnitude below 10^21 as its exact digits,
+/// any other number as RFC 8785 writes the double (§3.2.2.3).
 fn write_number(number: &Number, out: &mut Vec<u8>) {
+    if number.is_u64() || number.is_i64() {
+        write_display(number, out);
+        return;
+    }
     match number.as_f64() {
+        // From 2^53 on every double is an integer.
+        Some(value) if (EXACT_FROM..EXACT_BELOW).contains(&value.abs()) => {
+            write_display(&format_args!("{value:.0}"), out);
+        }
         Some(value) => write_f64(value, out),
         // Only reachable with `arbitrary_precision`, for a number beyond the range
         // of a double, which RFC 8785 cannot express. Its own text keeps it
         // distinct from every canonical number rather than folding it into one.
-        None => out.extend_from_slice(number.to_string().as_bytes()),
+        None => write_display(number, out),
     }
+}
+
+/// 2^53: below it, RFC 8785 already writes an integral double's exact digits.
+const EXACT_FROM: f64 = 9_007_199_254_740_992.0;
+/// 10^21: from here on, RFC 8785 writes an exponent, never digits alone.
+const EXACT_BELOW: f64 = 1e21;
+
+/// Appends `value` as `Display` writes it, without an intermediate `String`.
+fn write_display(value: &dyn std::fmt::Display, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    // Writing to a `Vec` does not fail.
+    let _ = write!(out, "{value}");
 }
 
 /// Writes a double as ECMAScript's `Number::toString(x)` (ECMA-262 §6.1.6.1.20).
@@ -333,16 +362,63 @@ mod tests {
     }
 
     #[test]
-    fn integers_are_doubles_first() -> TestResult {
+    fn equal_values_share_a_form() -> TestResult {
         assert_eq!(
-            canonicalize("[1, 1.0, 1e0, 100e-2, -0, -0.0, 0]")?,
-            "[1,1,1,1,0,0,0]"
+            canonicalize("[1, 1.0, 1e0, 100e-2, 0.1e1, 1.0000000000000001]")?,
+            "[1,1,1,1,1,1]"
         );
-        // Beyond 2^53 an integer is the nearest double.
-        assert_eq!(canonicalize("9007199254740993")?, "9007199254740992");
-        assert_eq!(canonical_text(&json!(u64::MAX)), "18446744073709552000");
-        assert_eq!(canonical_text(&json!(i64::MIN)), "-9223372036854776000");
-        assert_eq!(canonical_text(&json!(i64::MAX)), "9223372036854776000");
+        assert_eq!(
+            canonicalize("[0, -0, 0.0, -0.0, 0e7, -0E-3, 1e-400, -1e-400]")?,
+            "[0,0,0,0,0,0,0,0]"
+        );
+        // 2^53 + 1 is no double: as a fraction it is rounded to 2^53 when parsed.
+        assert_eq!(
+            canonicalize("[9007199254740992, 9007199254740992.0, 9007199254740993.0]")?,
+            "[9007199254740992,9007199254740992,9007199254740992]"
+        );
+        // Beyond the integers `serde_json` holds, integers are parsed as doubles.
+        assert_eq!(
+            canonicalize("[18446744073709551616, 18446744073709551617, 1.8446744073709552e19]")?,
+            "[18446744073709551616,18446744073709551616,18446744073709551616]"
+        );
+        assert_eq!(
+            canonicalize("[-9223372036854775808, -9223372036854775809, -9.223372036854775808e18]")?,
+            "[-9223372036854775808,-9223372036854775808,-9223372036854775808]"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn integers_keep_their_exact_value() -> TestResult {
+        assert_eq!(canonicalize("9007199254740993")?, "9007199254740993");
+        assert_eq!(canonicalize("1234567890123456789")?, "1234567890123456789");
+        assert_eq!(canonical_text(&json!(u64::MAX)), "18446744073709551615");
+        assert_eq!(canonical_text(&json!(i64::MIN)), "-9223372036854775808");
+        assert_eq!(canonical_text(&json!(i64::MAX)), "9223372036854775807");
+        // Doubles of integral value below 10^21 are written exactly too, so
+        // that no integer's digits stand for a double of another value.
+        assert_eq!(canonical_text(&json!(2f64.powi(63))), "9223372036854775808");
+        assert_eq!(
+            canonical_text(&json!(9_223_372_036_854_776_000_u64)),
+            "9223372036854776000"
+        );
+        assert_eq!(
+            canonical_text(&json!(2f64.powi(64))),
+            "18446744073709551616"
+        );
+        assert_eq!(
+            canonical_text(&json!(-(2f64.powi(69)))),
+            "-590295810358705651712"
+        );
+        // From 10^21 on, RFC 8785's exponent form: never digits alone.
+        assert_eq!(
+            canonicalize("[1e21, 1E+21, 1000000000000000000000]")?,
+            "[1e+21,1e+21,1e+21]"
+        );
+        assert_eq!(
+            canonical_text(&json!(2f64.powi(70))),
+            "1.1805916207174113e+21"
+        );
         Ok(())
     }
 

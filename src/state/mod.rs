@@ -26,7 +26,7 @@ use time::{Duration, OffsetDateTime};
 use zeroize::Zeroizing;
 
 pub use binding::{Binding, JsonDigest, Method};
-pub use claims::{Claims, Contents, FlowId};
+pub use claims::{Claims, Contents, FlowId, Proven};
 pub use error::{ConfigError, MintError, StateError};
 pub use format::Mode;
 pub use info::TokenInfo;
@@ -469,9 +469,10 @@ impl StateCodec {
         if now >= claims.deadline() {
             return Err(StateError::FlowExpired);
         }
-        // A TTL lowered since minting applies at once.
+        // A TTL lowered since minting applies at once. An end beyond the time
+        // range fails this step, as every overflow fails its own step.
         let ttl_end =
-            checked_add(claims.issued_at(), self.policy.ttl).ok_or(StateError::BadClaims)?;
+            checked_add(claims.issued_at(), self.policy.ttl).ok_or(StateError::Expired)?;
         if now >= claims.expires_at().min(ttl_end) {
             return Err(StateError::Expired);
         }

@@ -50,6 +50,8 @@ struct Vector {
     binding: BindingSpec,
     /// Intermediate values, for implementers (positive vectors only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    arguments_canonical: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     arguments_digest: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     context: Option<String>,
@@ -94,6 +96,13 @@ struct BindingSpec {
 }
 
 impl BindingSpec {
+    /// The canonical form of the arguments (§4.1): absent and `null` are `{}`.
+    fn arguments_canonical(&self) -> String {
+        let empty = Value::Object(serde_json::Map::new());
+        let arguments = self.arguments.as_ref().filter(|a| !a.is_null());
+        String::from_utf8(super::canonical::canonical(arguments.unwrap_or(&empty))).unwrap()
+    }
+
     fn binding(&self) -> Binding<'_> {
         let method = Method::from_name(&self.method).unwrap();
         match &self.principal {
@@ -164,19 +173,28 @@ fn unhex(text: &str) -> Vec<u8> {
         .collect()
 }
 
+/// The token vector files; `arguments.json` holds the arguments digest cases.
+const TOKEN_FILES: [&str; 3] = ["negative.json", "sealed.json", "signed.json"];
+const ARGUMENTS_FILE: &str = "arguments.json";
+
 fn load_all() -> Vec<(String, Vector)> {
     let mut all = Vec::new();
-    let mut paths: Vec<_> = std::fs::read_dir(vectors_dir())
+    let paths: Vec<_> = std::fs::read_dir(vectors_dir())
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
         .collect();
-    paths.sort();
-    for path in paths {
+    let mut names: Vec<_> = paths
+        .iter()
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, [&[ARGUMENTS_FILE][..], &TOKEN_FILES[..]].concat());
+    for name in TOKEN_FILES {
+        let path = vectors_dir().join(name);
         let text = std::fs::read_to_string(&path).unwrap();
         let file: VectorFile = serde_json::from_str(&text).unwrap();
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        all.extend(file.vectors.into_iter().map(|v| (name.clone(), v)));
+        all.extend(file.vectors.into_iter().map(|v| (name.to_owned(), v)));
     }
     all
 }
@@ -190,6 +208,12 @@ fn check_positive(vector: &Vector) {
         claims::encode(claims.meta(), &claims.clone().into_contents()).unwrap(),
         claims_json.as_bytes(),
         "{}: claims JSON is not in its one serialization",
+        vector.name
+    );
+    assert_eq!(
+        vector.arguments_canonical.as_deref(),
+        Some(vector.binding.arguments_canonical().as_str()),
+        "{}: arguments canonical form",
         vector.name
     );
     assert_eq!(
@@ -270,8 +294,8 @@ fn every_vector_holds() {
         }
     }
     println!("known-answer vectors: {positive} positive, {negative} negative, all hold");
-    assert!(positive + negative >= 40, "{positive} + {negative}");
-    assert!(negative >= 25, "{negative}");
+    assert!(positive >= 28, "{positive}");
+    assert!(negative >= 100, "{negative}");
 }
 
 #[test]
@@ -302,6 +326,244 @@ fn vector_names_are_unique_and_every_reason_is_covered() {
     ] {
         assert!(reasons.contains(&reason), "no negative vector for {reason}");
     }
+}
+
+/// `tests/vectors/arguments.json`: argument texts grouped by the binding they
+/// share (FORMAT.md §4.1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArgumentsFile {
+    description: String,
+    cases: Vec<ArgumentsCase>,
+}
+
+/// Argument texts that share one canonical form and digest.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArgumentsCase {
+    name: String,
+    description: String,
+    /// JSON texts of `params.arguments`, as a client may send them.
+    texts: Vec<String>,
+    /// Their canonical form.
+    canonical: String,
+    /// SHA-256 of the canonical form, hex.
+    digest: String,
+}
+
+impl ArgumentsCase {
+    fn new(name: &str, description: &str, texts: &[&str]) -> Self {
+        let (canonical, digest) = canonical_and_digest(texts[0]);
+        Self {
+            name: name.to_owned(),
+            description: description.to_owned(),
+            texts: texts.iter().map(|text| (*text).to_owned()).collect(),
+            canonical,
+            digest,
+        }
+    }
+}
+
+/// The canonical form and the digest of the arguments `text`.
+fn canonical_and_digest(text: &str) -> (String, String) {
+    let value: Value = serde_json::from_str(text).unwrap();
+    let canonical = String::from_utf8(super::canonical::canonical(&value)).unwrap();
+    (canonical, hex(JsonDigest::of(&value).as_bytes()))
+}
+
+/// Every text of a case has the case's canonical form and digest, and no two
+/// cases share either.
+#[test]
+fn arguments_cases_hold() {
+    let text = std::fs::read_to_string(vectors_dir().join(ARGUMENTS_FILE)).unwrap();
+    let file: ArgumentsFile = serde_json::from_str(&text).unwrap();
+    let mut digests = std::collections::BTreeSet::new();
+    for case in &file.cases {
+        for text in &case.texts {
+            let (canonical, digest) = canonical_and_digest(text);
+            assert_eq!(canonical, case.canonical, "{}: {text}", case.name);
+            assert_eq!(digest, case.digest, "{}: {text}", case.name);
+        }
+        assert!(digests.insert(case.digest.clone()), "{}", case.name);
+    }
+    assert!(file.cases.len() >= 20, "{}", file.cases.len());
+}
+
+fn arguments_cases() -> Vec<ArgumentsCase> {
+    let case = ArgumentsCase::new;
+    vec![
+        case(
+            "one",
+            "spellings of 1",
+            &[
+                r#"{"n":1}"#,
+                r#"{"n":1.0}"#,
+                r#"{"n":1e0}"#,
+                r#"{"n":1E+0}"#,
+                r#"{"n":10e-1}"#,
+                r#"{"n":0.1e1}"#,
+                r#"{"n":1.0000000000000001}"#,
+            ],
+        ),
+        case(
+            "zero",
+            "0 and -0, and a number too small for a double",
+            &[
+                r#"{"n":0}"#,
+                r#"{"n":-0}"#,
+                r#"{"n":0.0}"#,
+                r#"{"n":-0.0}"#,
+                r#"{"n":0e7}"#,
+                r#"{"n":-0E-3}"#,
+                r#"{"n":1e-400}"#,
+                r#"{"n":-1e-400}"#,
+            ],
+        ),
+        case(
+            "hundred",
+            "exponent forms of an integer",
+            &[
+                r#"{"n":100}"#,
+                r#"{"n":1E2}"#,
+                r#"{"n":1e+2}"#,
+                r#"{"n":100.0}"#,
+                r#"{"n":10000e-2}"#,
+            ],
+        ),
+        case(
+            "negative-fraction",
+            "a negative fraction",
+            &[r#"{"n":-1.5}"#, r#"{"n":-15e-1}"#, r#"{"n":-0.15E1}"#],
+        ),
+        case(
+            "tenth",
+            "decimals that parse to one double",
+            &[
+                r#"{"n":0.1}"#,
+                r#"{"n":0.10}"#,
+                r#"{"n":1e-1}"#,
+                r#"{"n":0.1000000000000000055511151231257827}"#,
+            ],
+        ),
+        case("three-tenths", "0.3", &[r#"{"n":0.3}"#]),
+        case(
+            "three-tenths-neighbour",
+            "the next double after 0.3",
+            &[r#"{"n":0.30000000000000004}"#],
+        ),
+        case(
+            "tiny",
+            "RFC 8785's exponent form below 10^-6",
+            &[r#"{"n":1e-7}"#, r#"{"n":0.0000001}"#, r#"{"n":1E-7}"#],
+        ),
+        case(
+            "two-to-53",
+            "2^53, and a fraction that parses to it",
+            &[
+                r#"{"n":9007199254740992}"#,
+                r#"{"n":9007199254740992.0}"#,
+                r#"{"n":9.007199254740992e15}"#,
+                r#"{"n":9007199254740993.0}"#,
+            ],
+        ),
+        case(
+            "two-to-53-plus-one",
+            "an integer no double holds: exact",
+            &[r#"{"n":9007199254740993}"#],
+        ),
+        case(
+            "big-integer",
+            "an order id beyond 2^53",
+            &[r#"{"orderId":1234567890123456789}"#],
+        ),
+        case(
+            "big-integer-neighbour",
+            "another order id, equal as doubles",
+            &[r#"{"orderId":1234567890123456700}"#],
+        ),
+        case(
+            "big-integer-as-double",
+            "the double nearest 1234567890123456789, written exactly",
+            &[
+                r#"{"orderId":1234567890123456768}"#,
+                r#"{"orderId":1234567890123456789.0}"#,
+                r#"{"orderId":1.234567890123456789e18}"#,
+            ],
+        ),
+        case(
+            "two-to-63",
+            "2^63 as an integer and as a double",
+            &[
+                r#"{"n":9223372036854775808}"#,
+                r#"{"n":9.223372036854775808e18}"#,
+                r#"{"n":9223372036854775808.0}"#,
+                r#"{"n":9.223372036854776e18}"#,
+            ],
+        ),
+        case(
+            "two-to-63-shortest",
+            "the digits RFC 8785 writes for 2^63, as an integer",
+            &[r#"{"n":9223372036854776000}"#],
+        ),
+        case(
+            "u64-max",
+            "the largest integer serde_json holds exactly",
+            &[r#"{"n":18446744073709551615}"#],
+        ),
+        case(
+            "two-to-64",
+            "beyond u64, integers are parsed as doubles",
+            &[
+                r#"{"n":18446744073709551616}"#,
+                r#"{"n":18446744073709551617}"#,
+                r#"{"n":1.8446744073709552e19}"#,
+                r#"{"n":18446744073709551616.0}"#,
+            ],
+        ),
+        case(
+            "i64-min",
+            "the smallest integer serde_json holds exactly, and one below it",
+            &[
+                r#"{"n":-9223372036854775808}"#,
+                r#"{"n":-9223372036854775809}"#,
+                r#"{"n":-9.223372036854775808e18}"#,
+            ],
+        ),
+        case(
+            "just-below-ten-to-21",
+            "the largest double below 10^21, written exactly",
+            &[
+                r#"{"n":999999999999999868928}"#,
+                r#"{"n":9.999999999999999e20}"#,
+            ],
+        ),
+        case(
+            "ten-to-21",
+            "from 10^21 on, RFC 8785's exponent form",
+            &[
+                r#"{"n":1e21}"#,
+                r#"{"n":1E21}"#,
+                r#"{"n":1e+21}"#,
+                r#"{"n":1000000000000000000000}"#,
+                r#"{"n":1000000000000000000000.0}"#,
+                r#"{"n":999999999999999999999}"#,
+            ],
+        ),
+        case(
+            "large-double",
+            "a large double",
+            &[r#"{"n":1e300}"#, r#"{"n":1E300}"#, r#"{"n":10e299}"#],
+        ),
+        case("string-one", "a string is not a number", &[r#"{"n":"1"}"#]),
+        case(
+            "order-and-nesting",
+            "member order, white space and nested spellings",
+            &[
+                r#"{"a":1,"b":[1.0,-0,{"y":2,"x":1}]}"#,
+                r#"{ "b" : [ 1e0 , 0 , { "x" : 1.0 , "y" : 2E0 } ] , "a" : 1 }"#,
+            ],
+        ),
+    ]
 }
 
 // ---- Generation ------------------------------------------------------------
@@ -341,20 +603,29 @@ struct Draft {
     now: i64,
 }
 
+/// The spelling of the digest of `ask` in the claims.
+fn digest_text(ask: &Value) -> Value {
+    Value::from(format::encode_id(JsonDigest::of(ask).as_bytes()))
+}
+
+/// Claims of round `round` of the flow `[fid; 16]`: the questions asked, by
+/// key, and the answers proven, by key, as (question asked, response).
 fn claims_value(
     round: u32,
     fid: u8,
     questions: &[(&str, Value)],
-    answers: Value,
+    answers: &[(&str, Value, Value)],
     app: Value,
 ) -> Value {
     let q: serde_json::Map<String, Value> = questions
         .iter()
-        .map(|(key, ask)| {
-            (
-                (*key).to_owned(),
-                Value::from(format::encode_id(JsonDigest::of(ask).as_bytes())),
-            )
+        .map(|(key, ask)| ((*key).to_owned(), digest_text(ask)))
+        .collect();
+    let answers: serde_json::Map<String, Value> = answers
+        .iter()
+        .map(|(key, ask, response)| {
+            let proven = json!({"q": digest_text(ask), "r": response});
+            ((*key).to_owned(), proven)
         })
         .collect();
     // The flow started with round 1 at T0 + 60; one round a minute since.
@@ -370,6 +641,39 @@ fn claims_value(
         "ans": answers,
         "app": app,
     })
+}
+
+/// Answers proven by rounds 1 and 2 of a sign-up: two forms accepted, one
+/// declined.
+fn carried_answers() -> [(&'static str, Value, Value); 3] {
+    let form = |message: &str, properties: Value| {
+        json!({"method": "elicitation/create", "params": {"mode": "form", "message": message,
+            "requestedSchema": {"type": "object", "properties": properties}}})
+    };
+    [
+        (
+            "account",
+            form(
+                "Your account",
+                json!({"email": {"type": "string", "format": "email"}}),
+            ),
+            json!({"action": "accept", "content": {"email": "ada@example.com"}}),
+        ),
+        (
+            "newsletter",
+            form("Newsletter?", json!({"weekly": {"type": "boolean"}})),
+            json!({"action": "decline"}),
+        ),
+        (
+            "team",
+            form(
+                "Your team",
+                json!({"plan": {"type": "string"}, "roles": {"type": "array"},
+                "teamSize": {"type": "integer"}}),
+            ),
+            json!({"action": "accept", "content": {"plan": "team", "roles": ["admin", "member"], "teamSize": 12}}),
+        ),
+    ]
 }
 
 fn positive_drafts() -> Vec<Draft> {
@@ -404,7 +708,7 @@ fn positive_drafts() -> Vec<Draft> {
                 1,
                 1,
                 &[("ship", ship_ask.clone())],
-                json!({}),
+                &[],
                 json!({"cart": 17}),
             ),
             mint_key: None,
@@ -416,13 +720,21 @@ fn positive_drafts() -> Vec<Draft> {
             description: "round 3 carrying proven answers; non-ASCII principal, target and data",
             mode,
             anonymous: false,
-            binding: user("ユーザー-ø", "tools/call", "résumé ✓", Some(json!({"b": [1.0, "x"], "a": null}))),
+            binding: user(
+                "ユーザー-ø",
+                "tools/call",
+                "résumé ✓",
+                Some(json!({"b": [1.0, "x"], "a": null})),
+            ),
             claims: claims_value(
                 3,
                 2,
-                &[("confirm", json!({"method": "elicitation/create", "params": {"message": "Sure?",
-                    "requestedSchema": {"type": "object", "properties": {}}}}))],
-                json!({"email": "ada@example.com", "plan": "team", "roles": ["admin", "member"], "teamSize": 12}),
+                &[(
+                    "confirm",
+                    json!({"method": "elicitation/create", "params": {"message": "Sure?",
+                    "requestedSchema": {"type": "object", "properties": {}}}}),
+                )],
+                &carried_answers(),
                 json!({"note": "naïve café \u{1F600}"}),
             ),
             mint_key: None,
@@ -440,7 +752,7 @@ fn positive_drafts() -> Vec<Draft> {
                 "test_input_required_result_prompt",
                 None,
             ),
-            claims: claims_value(1, 3, &[], json!({}), Value::Null),
+            claims: claims_value(1, 3, &[], &[], Value::Null),
             mint_key: None,
             keys: one_key(),
             now: T0 + 60,
@@ -451,7 +763,7 @@ fn positive_drafts() -> Vec<Draft> {
             mode,
             anonymous: false,
             binding: user("user-7", "resources/read", "file:///reports/q3.pdf", None),
-            claims: claims_value(2, 4, &[], json!({}), json!([1, 2, 3])),
+            claims: claims_value(2, 4, &[], &[], json!([1, 2, 3])),
             mint_key: None,
             keys: one_key(),
             now: T0 + 120,
@@ -467,7 +779,7 @@ fn positive_drafts() -> Vec<Draft> {
                 target: "ShipOrder".to_owned(),
                 arguments: Some(json!({})),
             },
-            claims: claims_value(1, 5, &[], json!({}), json!("x")),
+            claims: claims_value(1, 5, &[], &[], json!("x")),
             mint_key: None,
             keys: one_key(),
             now: T0 + 60,
@@ -478,7 +790,7 @@ fn positive_drafts() -> Vec<Draft> {
             mode,
             anonymous: false,
             binding: user("user-7", "tools/call", "ShipOrder", Some(json!({"orderId": 42}))),
-            claims: claims_value(1, 6, &[], json!({}), json!({"cart": 17})),
+            claims: claims_value(1, 6, &[], &[], json!({"cart": 17})),
             mint_key: Some(KEY_1),
             keys: KeysSpec {
                 active: KEY_2.to_owned(),
@@ -497,7 +809,7 @@ fn positive_drafts() -> Vec<Draft> {
                 "signup",
                 Some(json!({"source": "web"})),
             ),
-            claims: claims_value(1, 7, &[], json!({}), json!({"blob": "a".repeat(500)})),
+            claims: claims_value(1, 7, &[], &[], json!({"blob": "a".repeat(500)})),
             mint_key: None,
             keys: one_key(),
             now: T0 + 60,
@@ -513,7 +825,7 @@ fn positive_drafts() -> Vec<Draft> {
                 "ShipOrder",
                 Some(json!({"orderId": 42})),
             ),
-            claims: claims_value(1, 8, &[], json!({}), json!({})),
+            claims: claims_value(1, 8, &[], &[], json!({})),
             mint_key: None,
             keys: one_key(),
             now: T0 + 60 + 599,
@@ -529,13 +841,95 @@ fn positive_drafts() -> Vec<Draft> {
                 "ShipOrder",
                 Some(json!({"orderId": 42})),
             ),
-            claims: claims_value(1, 9, &[], json!({}), json!({})),
+            claims: claims_value(1, 9, &[], &[], json!({})),
             mint_key: None,
             keys: one_key(),
             now: T0,
         });
+        drafts.push(Draft {
+            name: "big-integer",
+            description: "an integer argument beyond 2^53 is bound exactly (§4.1)",
+            mode,
+            anonymous: false,
+            binding: user(
+                "user-7",
+                "tools/call",
+                "ShipOrder",
+                Some(json!({"orderId": 1_234_567_890_123_456_789_u64})),
+            ),
+            claims: claims_value(1, 10, &[], &[], json!({})),
+            mint_key: None,
+            keys: one_key(),
+            now: T0 + 60,
+        });
+        drafts.push(Draft {
+            name: "number-forms",
+            description: "integers and doubles of every range: exact digits below 10^21, RFC 8785 otherwise (§4.1)",
+            mode,
+            anonymous: false,
+            binding: user("user-7", "tools/call", "Measure", Some(number_forms())),
+            claims: claims_value(1, 11, &[], &[], json!({})),
+            mint_key: None,
+            keys: one_key(),
+            now: T0 + 60,
+        });
+        for (name, description, iat) in [
+            (
+                "latest-times",
+                "times at the end of year 9999 (§5)",
+                TIME_MAX - 1800,
+            ),
+            (
+                "earliest-times",
+                "times at the start of year -9999 (§5)",
+                TIME_MIN,
+            ),
+        ] {
+            drafts.push(Draft {
+                name,
+                description,
+                mode,
+                anonymous: false,
+                binding: user(
+                    "user-7",
+                    "tools/call",
+                    "ShipOrder",
+                    Some(json!({"orderId": 42})),
+                ),
+                claims: json!({"iat": iat, "exp": iat + 600, "dl": iat + 1800, "rnd": 1,
+                    "fid": format::encode_id(&[12; 16]), "q": {}, "ans": {}, "app": null}),
+                mint_key: None,
+                keys: one_key(),
+                now: iat + 599,
+            });
+        }
     }
     drafts
+}
+
+/// The first and last second of the claims' time range (§5).
+const TIME_MIN: i64 = -377_705_116_800;
+const TIME_MAX: i64 = 253_402_300_799;
+
+/// Arguments with a number of each kind and range `serde_json` holds.
+fn number_forms() -> Value {
+    json!({
+        "small": 42,
+        "negative": -7,
+        "minusZero": -0.0,
+        "fraction": 0.1,
+        "tiny": 1e-7,
+        "integralDouble": 1.0,
+        "twoTo53PlusOne": 9_007_199_254_740_993_u64,
+        "twoTo63Double": 9_223_372_036_854_775_808.0_f64,
+        "u64Max": u64::MAX,
+        "i64Min": i64::MIN,
+        "twoTo64Double": 18_446_744_073_709_551_616.0_f64,
+        "belowTenTo21": 999_999_999_999_999_868_928.0_f64,
+        "tenTo21": 1e21,
+        "large": 1e300,
+        "nested": [2.5, {"b": 9_007_199_254_740_992.0_f64, "a": -9_007_199_254_740_993_i64}],
+    })
 }
 
 fn build_positive(draft: &Draft, index: usize) -> Vector {
@@ -550,6 +944,7 @@ fn build_positive(draft: &Draft, index: usize) -> Vector {
         policy: default_policy(),
         replay_guard: false,
         binding: draft.binding.clone(),
+        arguments_canonical: None,
         arguments_digest: None,
         context: None,
         claims_json: None,
@@ -581,6 +976,7 @@ fn build_positive(draft: &Draft, index: usize) -> Vector {
     vector.context = Some(hex(&format::context(
         raw.mode, raw.header, AUDIENCE, &binding,
     )));
+    vector.arguments_canonical = Some(vector.binding.arguments_canonical());
     vector.arguments_digest = Some(hex(binding.arguments().as_bytes()));
     vector.claims_json = Some(String::from_utf8(canonical_claims).unwrap());
     vector.token = token;
@@ -598,6 +994,7 @@ fn negative(
     let mut vector = base.clone();
     vector.name = format!("{}-{name}", base.mode);
     vector.description = description.to_owned();
+    vector.arguments_canonical = None;
     vector.arguments_digest = None;
     vector.context = None;
     vector.claims_json = None;
@@ -956,6 +1353,7 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             },
         ),
     ];
+    out.extend(claims_rule_negatives(base));
     // Non-canonical base64: stray low bits in the last character of a token
     // whose length is not a multiple of 3.
     let odd = positives
@@ -984,6 +1382,222 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
         },
     ));
     out
+}
+
+/// Claims that open: every negative of [`claims_rule_negatives`] breaks one
+/// rule of §5 in a copy of them.
+fn good_claims_text() -> String {
+    let ship =
+        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Ship?"}}));
+    let email =
+        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Email?"}}));
+    format!(
+        concat!(
+            r#"{{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"CwsLCwsLCwsLCwsLCwsLCw","#,
+            r#""q":{{"ship":{ship}}},"ans":{{"email":{{"q":{email},"r":{{"action":"decline"}}}}}},"app":{{}}}}"#
+        ),
+        ship = ship,
+        email = email,
+    )
+}
+
+/// A negative vector for every rule of the claims (§5, §8 step 7): authentic
+/// tokens whose claims break exactly one rule.
+fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
+    let good = good_claims_text();
+    let ship =
+        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Ship?"}}));
+    let email =
+        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Email?"}}));
+    let (ship, email) = (ship.as_str().unwrap(), email.as_str().unwrap());
+    let id = |n: usize| format::encode_id(&vec![7; n]);
+    let control = seal_raw(base, good.as_bytes(), 99);
+    let opened = base
+        .codec(false)
+        .open_at::<Value>(&control, &base.binding.binding(), base.now());
+    assert!(opened.is_ok(), "the claims the negatives edit must open");
+    let edits: Vec<(&str, &str, String, String)> = vec![
+        (
+            "duplicate-member",
+            "a top-level member twice",
+            r#""rnd":1,"#.into(),
+            r#""rnd":1,"rnd":1,"#.into(),
+        ),
+        (
+            "not-an-object",
+            "the claims are a JSON array",
+            good.clone(),
+            format!("[{good}]"),
+        ),
+        (
+            "iat-after-range",
+            "iat one second after year 9999",
+            "1800000060".into(),
+            "253402300800".into(),
+        ),
+        (
+            "dl-before-range",
+            "dl one second before year -9999",
+            "1800001800".into(),
+            "-377705116801".into(),
+        ),
+        (
+            "exp-beyond-i64",
+            "exp beyond a signed 64-bit integer",
+            "1800000660".into(),
+            "9223372036854775808".into(),
+        ),
+        (
+            "iat-fraction",
+            "a fractional time",
+            "1800000060".into(),
+            "1800000060.5".into(),
+        ),
+        (
+            "iat-integral-fraction",
+            "a time written as a fraction",
+            "1800000060".into(),
+            "1800000060.0".into(),
+        ),
+        (
+            "iat-exponent",
+            "a time written with an exponent",
+            "1800000060".into(),
+            "1.80000006e9".into(),
+        ),
+        (
+            "iat-string",
+            "a time as a string",
+            "1800000060".into(),
+            r#""1800000060""#.into(),
+        ),
+        (
+            "rnd-above-u32",
+            "rnd 2^32",
+            r#""rnd":1"#.into(),
+            r#""rnd":4294967296"#.into(),
+        ),
+        (
+            "rnd-negative",
+            "rnd -1",
+            r#""rnd":1"#.into(),
+            r#""rnd":-1"#.into(),
+        ),
+        (
+            "rnd-minus-zero",
+            "rnd -0, which JSON parsers read as a double",
+            r#""rnd":1"#.into(),
+            r#""rnd":-0"#.into(),
+        ),
+        (
+            "fid-15-bytes",
+            "a flow id of 15 bytes",
+            "CwsLCwsLCwsLCwsLCwsLCw".into(),
+            id(15),
+        ),
+        (
+            "fid-17-bytes",
+            "a flow id of 17 bytes",
+            "CwsLCwsLCwsLCwsLCwsLCw".into(),
+            id(17),
+        ),
+        (
+            "fid-padded",
+            "a flow id with base64 padding",
+            "CwsLCwsLCwsLCwsLCwsLCw".into(),
+            "CwsLCwsLCwsLCwsLCwsLCw==".into(),
+        ),
+        (
+            "fid-standard-alphabet",
+            "a flow id in the standard alphabet",
+            "CwsLCwsLCwsLCwsLCwsLCw".into(),
+            "+wsLCwsLCwsLCwsLCwsLCw".into(),
+        ),
+        (
+            "q-digest-31-bytes",
+            "a question digest of 31 bytes",
+            ship.into(),
+            id(31),
+        ),
+        (
+            "q-digest-33-bytes",
+            "a question digest of 33 bytes",
+            ship.into(),
+            id(33),
+        ),
+        (
+            "q-key-twice",
+            "a question key twice",
+            r#""q":{"#.into(),
+            format!(r#""q":{{"ship":"{ship}","#),
+        ),
+        (
+            "q-not-object",
+            "q an array",
+            format!(r#""q":{{"ship":"{ship}"}}"#),
+            "\"q\":[]".into(),
+        ),
+        (
+            "ans-digest-31-bytes",
+            "an answer's question digest of 31 bytes",
+            email.into(),
+            id(31),
+        ),
+        (
+            "ans-missing-response",
+            "an answer without r",
+            r#","r":{"action":"decline"}"#.into(),
+            String::new(),
+        ),
+        (
+            "ans-missing-question",
+            "an answer without q",
+            format!(r#""q":"{email}","#),
+            String::new(),
+        ),
+        (
+            "ans-extra-member",
+            "an answer with a third member",
+            r#","r":"#.into(),
+            r#","x":1,"r":"#.into(),
+        ),
+        (
+            "ans-response-not-object",
+            "an answer whose r is a string",
+            r#""r":{"action":"decline"}"#.into(),
+            r#""r":"decline""#.into(),
+        ),
+        (
+            "ans-bare-value",
+            "an answer as a bare value (the untyped layout)",
+            format!(r#"{{"q":"{email}","r":{{"action":"decline"}}}}"#),
+            r#""ada@example.com""#.into(),
+        ),
+        (
+            "ans-key-twice",
+            "an answer key twice",
+            r#""ans":{"#.into(),
+            format!(r#""ans":{{"email":{{"q":"{email}","r":{{}}}},"#),
+        ),
+    ];
+    edits
+        .into_iter()
+        .enumerate()
+        .map(|(index, (name, description, from, to))| {
+            assert_eq!(good.matches(from.as_str()).count(), 1, "{name}");
+            let plain = good.replacen(&from, &to, 1);
+            let description = format!("authentic, but the claims break a rule: {description}");
+            negative(
+                base,
+                &format!("claims-{name}"),
+                &description,
+                "bad_claims",
+                |v| {
+                    v.token = seal_raw(v, plain.as_bytes(), 100 + index as u8);
+                },
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -1023,6 +1637,14 @@ fn regenerate() {
                 v.policy.max_rounds = 2;
             },
         ));
+        negatives.extend(time_overflow_negatives(
+            base,
+            by_name(&format!("{mode}-latest-times")),
+        ));
+        negatives.extend(number_negatives(
+            by_name(&format!("{mode}-big-integer")),
+            by_name(&format!("{mode}-number-forms")),
+        ));
     }
     for mode in ["sealed", "signed"] {
         negatives.extend(edge_negatives(mode, &positives));
@@ -1061,4 +1683,93 @@ fn regenerate() {
         "Negative vectors: each must fail to open, for the reason it names. See docs/FORMAT.md.",
         negatives,
     );
+    let cases = ArgumentsFile {
+        description: "The arguments digest (docs/FORMAT.md §4.1): the texts of a case share one \
+            canonical form and digest; no two cases share a digest."
+            .to_owned(),
+        cases: arguments_cases(),
+    };
+    let mut text = serde_json::to_string_pretty(&cases).unwrap();
+    text.push('\n');
+    std::fs::write(vectors_dir().join(ARGUMENTS_FILE), text).unwrap();
+}
+
+/// An overflow fails the step it is in (§8): `now + skew` at step 8,
+/// `iat + ttl` at step 10.
+fn time_overflow_negatives(basic: &Vector, latest: &Vector) -> Vec<Vector> {
+    vec![
+        negative(
+            basic,
+            "ttl-overflow",
+            "the verifier's TTL is 2^63 - 1 s: iat + ttl overflows at step 10",
+            "expired",
+            |v| {
+                v.policy.ttl = i64::MAX;
+            },
+        ),
+        negative(
+            latest,
+            "skew-overflow",
+            "the verifier's clock 30 s before the end of year 9999: now + skew overflows at step 8",
+            "not_yet_valid",
+            |v| {
+                v.now = TIME_MAX - 30;
+            },
+        ),
+    ]
+}
+
+/// Tokens bound to exact numbers, presented with numbers of another value
+/// (§4.1).
+fn number_negatives(big: &Vector, forms: &Vector) -> Vec<Vector> {
+    let with = |base: &Vector, name: &str, description: &str, member: &str, number: Value| {
+        negative(base, name, description, "forged", |v| {
+            let arguments = v.binding.arguments.as_mut().unwrap();
+            arguments[member] = number;
+        })
+    };
+    vec![
+        with(
+            big,
+            "big-integer-neighbour",
+            "orderId 1234567890123456700: the same double, another integer",
+            "orderId",
+            json!(1_234_567_890_123_456_700_u64),
+        ),
+        with(
+            big,
+            "big-integer-as-double",
+            "orderId as the double nearest it (1234567890123456768)",
+            "orderId",
+            json!(1_234_567_890_123_456_789_u64 as f64),
+        ),
+        with(
+            forms,
+            "two-to-53-neighbour",
+            "9007199254740992 for 9007199254740993",
+            "twoTo53PlusOne",
+            json!(9_007_199_254_740_992_u64),
+        ),
+        with(
+            forms,
+            "u64-max-as-double",
+            "2^64 (a double) for 2^64 - 1",
+            "u64Max",
+            json!(u64::MAX as f64),
+        ),
+        with(
+            forms,
+            "shortest-digits-as-integer",
+            "the integer 9223372036854776000 for the double 2^63",
+            "twoTo63Double",
+            json!(9_223_372_036_854_776_000_u64),
+        ),
+        with(
+            forms,
+            "next-double",
+            "the double after 0.1",
+            "fraction",
+            json!(f64::from_bits(0.1_f64.to_bits() + 1)),
+        ),
+    ]
 }

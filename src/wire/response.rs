@@ -106,15 +106,21 @@ pub enum InputResponse {
 
 impl InputResponse {
     fn from_json(value: &Value) -> Result<Self, RpcError> {
-        let object = value
+        value
             .as_object()
-            .ok_or_else(RpcError::invalid_input_responses)?;
+            .map(Self::from_object)
+            .ok_or_else(RpcError::invalid_input_responses)
+    }
+
+    /// Classifies one response object (see the type's docs).
+    pub(crate) fn from_object(object: &Map<String, Value>) -> Self {
         let elicit = object.contains_key("action");
         let roots = object.contains_key("roots");
         let sampling = object.contains_key("model") || object.contains_key("role");
-        let parse =
-            |kind: fn(Value) -> Option<Self>| kind(value.clone()).unwrap_or(Self::Unrecognized);
-        Ok(match (elicit, roots, sampling) {
+        let parse = |kind: fn(Value) -> Option<Self>| {
+            kind(Value::Object(object.clone())).unwrap_or(Self::Unrecognized)
+        };
+        match (elicit, roots, sampling) {
             (true, false, false) => parse(|v| serde_json::from_value(v).ok().map(Self::Elicit)),
             (false, true, false) => parse(|v| {
                 serde_json::from_value::<ListRootsResult>(v)
@@ -124,7 +130,7 @@ impl InputResponse {
             }),
             (false, false, true) => parse(|v| serde_json::from_value(v).ok().map(Self::Sampling)),
             _ => Self::Unrecognized,
-        })
+        }
     }
 }
 

@@ -1,23 +1,28 @@
 #!/usr/bin/env python3
-"""Independent verifier and minter of the mrtr-guard `requestState` token, v1.
+"""Independent verifier and minter of the mrtr-guard `requestState` token, v1
+(revision 2).
 
 Written from docs/FORMAT.md alone (no Rust source was read), as a check that
 the document is enough to interoperate. Section numbers below refer to it.
 
 Runs every known-answer vector in tests/vectors/{sealed,signed,negative}.json:
 
-* positive vectors: recompute the arguments digest and the context, re-mint the
-  token from (mint key, nonce, binding, claims_json) and compare byte for byte,
-  re-serialize the parsed claims as §5 prescribes and compare with
-  claims_json, then verify the vector's token at `now` and expect success;
+* positive vectors: recompute the arguments' canonical form and digest and the
+  context, re-mint the token from (mint key, nonce, binding, claims_json) and
+  compare byte for byte, re-serialize the parsed claims as §5 prescribes and
+  compare with claims_json, then verify the vector's token at `now` and expect
+  success;
 * negative vectors: verify and expect failure with exactly the named reason
-  (with `replay_guard`, one successful open first, then `replayed`).
+  (with `replay_guard`, one successful open first, then `replayed`);
+* tests/vectors/arguments.json: every text of a case has the case's canonical
+  form and digest (§4.1), and no two cases share a digest.
 
 It also checks the worked examples quoted in FORMAT.md and a few verifier
 paths the vectors cannot reach (refusals of claims that only a key holder can
 produce). Prints one line per failure and ends with `N passed, M failed`.
 
-Dependencies: Python 3.11, PyNaCl (XChaCha20-Poly1305), rfc8785 (JCS).
+Dependencies: Python 3.11, PyNaCl (XChaCha20-Poly1305), rfc8785 (JCS: its
+string and double serializations; §4.1's exact integers are done here).
 Run through scripts/vectors-crosscheck, which provides both.
 """
 
@@ -38,6 +43,10 @@ from nacl import bindings as sodium
 from nacl.exceptions import CryptoError
 
 U64_MAX = 2**64 - 1
+I64_MIN = -(2**63)
+U32_MAX = 2**32 - 1
+# §5: the claims' times, Unix seconds, years -9999 to 9999.
+TIME_MIN, TIME_MAX = -377705116800, 253402300799
 
 # --------------------------------------------------------------------------
 # Refusals (§8)
@@ -56,6 +65,7 @@ REASONS = (
     "expired",
     "too_many_rounds",
     "replayed",
+    "replay_guard_failed",
 )
 
 
@@ -175,22 +185,54 @@ def LP(x: bytes) -> bytes:
     return LE64(len(x)) + x
 
 
-def _jcs_ready(value: Any) -> Any:
-    """§4.1: integers beyond 2^53 are first rounded to the nearest double
-    (rfc8785 refuses them outright). float(int) rounds to nearest, ties even."""
-    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
-        return value
+# §4.1 numbers as the parser reads them: an integer literal within
+# [-2^63, 2^64 - 1] is that integer ("-0" excepted: a double); every other
+# number is the nearest double; beyond the double range, refused.
+
+
+def _parse_int(text: str) -> int | float:
+    n = int(text)
+    if n == 0 and text.startswith("-"):
+        return -0.0
+    if I64_MIN <= n <= U64_MAX:
+        return n
+    try:
+        return float(n)  # nearest double, ties to even
+    except OverflowError:
+        raise ValueError("number beyond the double range") from None
+
+
+def _parse_float(text: str) -> float:
+    f = float(text)  # correctly rounded
+    if math.isinf(f):
+        raise ValueError("number beyond the double range")
+    return f
+
+
+_EXACT_FROM, _EXACT_BELOW = 2.0**53, 1e21
+
+
+def canonical(value: Any) -> bytes:
+    """§4.1: JCS (RFC 8785), except that a number whose value is an integer of
+    magnitude below 10^21 is written as its exact decimal digits."""
+    if value is None or isinstance(value, (bool, str)):
+        return rfc8785.dumps(value)
     if isinstance(value, int):
-        return float(value) if abs(value) > 2**53 - 1 else value
+        return str(value).encode("ascii")
+    if isinstance(value, float):
+        if _EXACT_FROM <= abs(value) < _EXACT_BELOW:
+            return str(int(value)).encode("ascii")  # int(float) is exact
+        return rfc8785.dumps(value)
     if isinstance(value, list):
-        return [_jcs_ready(v) for v in value]
+        return b"[" + b",".join(canonical(v) for v in value) + b"]"
     if isinstance(value, dict):
-        return {k: _jcs_ready(v) for k, v in value.items()}
+        items = sorted(value.items(), key=lambda kv: kv[0].encode("utf-16-be"))
+        return b"{" + b",".join(rfc8785.dumps(k) + b":" + canonical(v) for k, v in items) + b"}"
     raise TypeError(f"not a JSON value: {type(value).__name__}")
 
 
 def arguments_digest(arguments: Any) -> bytes:
-    return hashlib.sha256(rfc8785.dumps(_jcs_ready(arguments))).digest()
+    return hashlib.sha256(canonical(arguments)).digest()
 
 
 @dataclass(frozen=True)
@@ -200,8 +242,11 @@ class Binding:
     target: str
     arguments: Any = field(default_factory=dict)  # absent params.arguments = {}
 
+    def effective_arguments(self) -> Any:
+        return {} if self.arguments is None else self.arguments  # null counts as {}
+
     def digest(self) -> bytes:
-        return arguments_digest(self.arguments)
+        return arguments_digest(self.effective_arguments())
 
 
 SEALED, SIGNED = 0x01, 0x02
@@ -234,6 +279,12 @@ CLAIM_MEMBERS = ("iat", "exp", "dl", "rnd", "fid", "q", "ans", "app")
 
 
 @dataclass
+class Proven:
+    q: bytes  # 32-byte digest of the question answered
+    r: dict[str, Any]  # the accepted response
+
+
+@dataclass
 class Claims:
     iat: int
     exp: int
@@ -241,7 +292,7 @@ class Claims:
     rnd: int
     fid: bytes  # 16 bytes
     q: dict[str, bytes]  # key -> 32-byte digest
-    ans: dict[str, Any]
+    ans: dict[str, Proven]
     app: Any
 
 
@@ -262,7 +313,8 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-_STRICT_JSON = json.JSONDecoder(object_pairs_hook=_pairs_no_dup, parse_constant=_no_constant)
+_STRICT_JSON = json.JSONDecoder(object_pairs_hook=_pairs_no_dup, parse_constant=_no_constant,
+                                parse_int=_parse_int, parse_float=_parse_float)
 
 
 def _check_text(value: Any) -> None:
@@ -286,43 +338,48 @@ def strict_json(data: bytes) -> Any:
     return value
 
 
-def _u64(obj: dict, name: str) -> int:
+def _int_in(obj: dict, name: str, low: int, high: int) -> int:
     v = obj[name]
-    # bool is a subclass of int in Python; 1.0 / 1e3 parse as float: refused.
-    if type(v) is not int or not 0 <= v <= U64_MAX:
-        raise ValueError(f"{name} is not an unsigned 64-bit integer: {v!r}")
+    # bool is a subclass of int in Python; 1.0 / 1e3 / -0 parse as float: refused.
+    if type(v) is not int or not low <= v <= high:
+        raise ValueError(f"{name} is not an integer in [{low}, {high}]: {v!r}")
     return v
+
+
+def _id(value: Any, length: int, what: str) -> bytes:
+    if not isinstance(value, str):
+        raise ValueError(f"{what} is not a string")
+    raw = b64url_decode(value)
+    if len(raw) != length:
+        raise ValueError(f"{what} is {len(raw)} bytes, not {length}")
+    return raw
+
+
+def _object(value: Any, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not an object")
+    return value
 
 
 def parse_claims(data: bytes) -> Claims:
     """§5 and §8 step 7. Raises Refused('bad_claims')."""
     try:
-        obj = strict_json(data)
-        if not isinstance(obj, dict):
-            raise ValueError("claims are not a JSON object")
+        obj = _object(strict_json(data), "claims")
         missing = [m for m in CLAIM_MEMBERS if m not in obj]
         extra = [m for m in obj if m not in CLAIM_MEMBERS]
         if missing or extra:
             raise ValueError(f"missing {missing}, unknown {extra}")
-        iat, exp, dl, rnd = (_u64(obj, m) for m in ("iat", "exp", "dl", "rnd"))
-        if not isinstance(obj["fid"], str):
-            raise ValueError("fid is not a string")
-        fid = b64url_decode(obj["fid"])
-        if len(fid) != 16:
-            raise ValueError(f"fid is {len(fid)} bytes, not 16")
-        if not isinstance(obj["q"], dict):
-            raise ValueError("q is not an object")
-        q = {}
-        for key, val in obj["q"].items():
-            if not isinstance(val, str):
-                raise ValueError(f"q[{key!r}] is not a string")
-            d = b64url_decode(val)
-            if len(d) != 32:
-                raise ValueError(f"q[{key!r}] is {len(d)} bytes, not 32")
-            q[key] = d
-        if not isinstance(obj["ans"], dict):
-            raise ValueError("ans is not an object")
-        return Claims(iat, exp, dl, rnd, fid, q, dict(obj["ans"]), obj["app"])
+        iat, exp, dl = (_int_in(obj, m, TIME_MIN, TIME_MAX) for m in ("iat", "exp", "dl"))
+        rnd = _int_in(obj, "rnd", 0, U32_MAX)
+        fid = _id(obj["fid"], 16, "fid")
+        q = {key: _id(val, 32, f"q[{key!r}]") for key, val in _object(obj["q"], "q").items()}
+        ans = {}
+        for key, val in _object(obj["ans"], "ans").items():
+            entry = _object(val, f"ans[{key!r}]")
+            if sorted(entry) != ["q", "r"]:
+                raise ValueError(f"ans[{key!r}] has members {sorted(entry)}, not q and r")
+            ans[key] = Proven(_id(entry["q"], 32, f"ans[{key!r}].q"), _object(entry["r"], f"ans[{key!r}].r"))
+        return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"])
     except (ValueError, UnicodeError, RecursionError) as e:
         raise Refused("bad_claims", str(e)) from None
 
@@ -336,17 +393,24 @@ def _json_value(value: Any) -> str:
 
 
 def serialize_claims(c: Claims) -> bytes:
-    """§5: members in order, no white space, q and ans sorted by key bytewise."""
+    """§5: members in order, no white space, q and ans sorted by key bytewise,
+    each answer {"q":…,"r":…}."""
 
     def sorted_obj(d: dict[str, Any], enc) -> str:
         items = sorted(d.items(), key=lambda kv: kv[0].encode("utf-8"))
         return "{" + ",".join(_json_value(k) + ":" + enc(v) for k, v in items) + "}"
 
+    def digest(d: bytes) -> str:
+        return _json_value(b64url_encode(d))
+
+    def proven(p: Proven) -> str:
+        return f'{{"q":{digest(p.q)},"r":{_json_value(p.r)}}}'
+
     text = (
         f'{{"iat":{c.iat},"exp":{c.exp},"dl":{c.dl},"rnd":{c.rnd},'
         f'"fid":{_json_value(b64url_encode(c.fid))},'
-        f'"q":{sorted_obj(c.q, lambda d: _json_value(b64url_encode(d)))},'
-        f'"ans":{sorted_obj(c.ans, _json_value)},'
+        f'"q":{sorted_obj(c.q, digest)},'
+        f'"ans":{sorted_obj(c.ans, proven)},'
         f'"app":{_json_value(c.app)}}}'
     )
     return text.encode("utf-8")
@@ -367,8 +431,9 @@ class Policy:
 
 
 def _checked_add(a: int, b: int) -> int | None:
+    """§8: a time sum outside the range of §5 is an overflow."""
     s = a + b
-    return s if s <= U64_MAX else None
+    return s if TIME_MIN <= s <= TIME_MAX else None
 
 
 class Codec:
@@ -414,7 +479,7 @@ class Codec:
 
     # -- §9 minting ---------------------------------------------------------
 
-    def mint(self, now: int, binding: Binding, q: dict[str, bytes], ans: dict[str, Any], app: Any,
+    def mint(self, now: int, binding: Binding, q: dict[str, bytes], ans: dict[str, Proven], app: Any,
              previous: Claims | None = None, fid: bytes | None = None,
              nonce: bytes | None = None) -> tuple[str, Claims]:
         p = self.policy
@@ -518,6 +583,12 @@ def _std_b64(s: str) -> bytes:
     return base64.b64decode(s, validate=True)
 
 
+def load_json(path: Path) -> Any:
+    """A vector file, its numbers read as §4.1 says (so that the arguments
+    in it are the values a verifier would see)."""
+    return _STRICT_JSON.decode(path.read_text("utf-8"))
+
+
 def codec_for(v: dict) -> Codec:
     pol = Policy(**v["policy"])
     ring = KeyRing(_std_b64(v["keys"]["active"]), [_std_b64(k) for k in v["keys"]["verify_only"]])
@@ -526,7 +597,7 @@ def codec_for(v: dict) -> Codec:
 
 def binding_for(v: dict) -> Binding:
     b = v["binding"]
-    return Binding(b["principal"], b["method"], b["target"], b.get("arguments", {}))
+    return Binding(b["principal"], b["method"], b["target"], b.get("arguments"))
 
 
 class Runner:
@@ -549,6 +620,9 @@ class Runner:
         name, problems = v["name"], []
         try:
             codec, binding = codec_for(v), binding_for(v)
+            text = canonical(binding.effective_arguments()).decode("utf-8")
+            if text != v["arguments_canonical"]:
+                problems.append(f"arguments_canonical {text} != vector {v['arguments_canonical']}")
             digest = binding.digest()
             if digest.hex() != v["arguments_digest"]:
                 problems.append(f"arguments_digest {digest.hex()} != vector {v['arguments_digest']}")
@@ -612,9 +686,30 @@ class Runner:
             problems.append(f"error: {type(e).__name__}: {e}")
         self.check(name, problems)
 
+    # -- tests/vectors/arguments.json (§4.1) -----------------------------------
+
+    def arguments_cases(self, cases: list[dict]) -> None:
+        seen: dict[str, str] = {}
+        for case in cases:
+            problems = []
+            for text in case["texts"]:
+                try:
+                    value = strict_json(text.encode("utf-8"))
+                    got = canonical(value).decode("utf-8")
+                    if got != case["canonical"]:
+                        problems.append(f"{text}: canonical {got} != {case['canonical']}")
+                    if arguments_digest(value).hex() != case["digest"]:
+                        problems.append(f"{text}: digest differs")
+                except Exception as e:  # noqa: BLE001
+                    problems.append(f"{text}: {type(e).__name__}: {e}")
+            if case["digest"] in seen:
+                problems.append(f"shares its digest with {seen[case['digest']]}")
+            seen[case["digest"]] = case["name"]
+            self.check(f"arguments:{case['name']}", problems)
+
     # -- the examples quoted in FORMAT.md ------------------------------------
 
-    def spec_examples(self, sealed_basic: dict | None) -> None:
+    def spec_examples(self, sealed_basic: dict | None, carried: dict | None) -> None:
         def expect(name: str, cond: bool, what: str) -> None:
             self.check(f"spec-example:{name}", [] if cond else [what])
 
@@ -627,8 +722,27 @@ class Runner:
         d = arguments_digest({"orderId": 42}).hex()
         expect("digest-orderId", d == "b2b902820ddfbdcf3d183b65202fdcf42c258519afdd8bc71c77bd2ea98b3b6a",
                f"digest of {{\"orderId\":42}} is {d}")
-        same = arguments_digest(json.loads('{"b":2.0,"a":1}')) == arguments_digest(json.loads('{"a":1,"b":2}'))
+        same = arguments_digest(strict_json(b'{"b":2.0,"a":1}')) == arguments_digest(strict_json(b'{"a":1,"b":2}'))
         expect("digest-order-and-2.0", same, '{"b":2.0,"a":1} and {"a":1,"b":2} differ')
+        # §4.1's table of number spellings.
+        for text, want in [("1", "1"), ("1.0", "1"), ("1e0", "1"), ("-0", "0"), ("-0.0", "0"), ("1E2", "100"),
+                           ("0.1", "0.1"), ("1e-7", "1e-7"), ("9007199254740993", "9007199254740993"),
+                           ("9007199254740993.0", "9007199254740992"),
+                           ("1234567890123456789", "1234567890123456789"),
+                           ("1.234567890123456789e18", "1234567890123456768"),
+                           ("18446744073709551615", "18446744073709551615"),
+                           ("18446744073709551617", "18446744073709551616"),
+                           ("-9223372036854775809", "-9223372036854775808"),
+                           ("9.223372036854776e18", "9223372036854775808"),
+                           ("999999999999999999999", "1e+21"), ("1e21", "1e+21"), ("1e-400", "0")]:
+            got = _try(lambda: canonical(strict_json(text.encode())).decode())
+            expect(f"number-{text}", got == want, f"{text} is written {got}, §4.1 says {want}")
+        expect("number-1e400", _try(lambda: strict_json(b"1e400")) is None, "1e400 must be refused")
+        quoted_ans = ('"ans":{"account":{"q":"ek7cFcEUH019RAQF6ymdoazNaAospNI7e3JsySfr6Qc",'
+                      '"r":{"action":"accept","content":{"email":"ada@example.com"}}},'
+                      '"newsletter":{"q":"0CanreS_oSratBWZs66l-EwgLm7aP-ISZgLNopusDvw","r":{"action":"decline"}},')
+        expect("ans-example", carried is not None and quoted_ans in carried["claims_json"],
+               "§5 ans example is not in sealed-carried-answers-unicode's claims_json")
         quoted = ('{"iat":1800000060,"exp":1800000660,"dl":1800001860,"rnd":1,"fid":"AQEBAQEBAQEBAQEBAQEBAQ",'
                   '"q":{"ship":"yqGKo7OhMf4t0f05mWPOkQALdU8zD0VYGc8ZK8K6TwI"},"ans":{},"app":{"cart":17}}')
         expect("claims-example", sealed_basic is not None and sealed_basic["claims_json"] == quoted,
@@ -648,15 +762,21 @@ class Runner:
             "extra-member": good.replace('"app":null', '"app":null,"x":1'),
             "duplicate-member": good.replace('"app":null', '"app":null,"app":null'),
             "iat-float": good.replace('"iat":100', '"iat":100.0'),
-            "iat-negative": good.replace('"iat":100', '"iat":-1'),
+            "iat-before-range": good.replace('"iat":100', f'"iat":{TIME_MIN - 1}'),
+            "exp-after-range": good.replace('"exp":700', f'"exp":{TIME_MAX + 1}'),
             "iat-string": good.replace('"iat":100', '"iat":"100"'),
+            "iat-minus-zero": good.replace('"iat":100', '"iat":-0'),
             "rnd-bool": good.replace('"rnd":1', '"rnd":true'),
+            "rnd-over-u32": good.replace('"rnd":1', f'"rnd":{U32_MAX + 1}'),
             "dl-over-u64": good.replace('"dl":1900', f'"dl":{2**64}'),
             "fid-15-bytes": good.replace("AQEBAQEBAQEBAQEBAQEBAQ", "AQEBAQEBAQEBAQEBAQEB"),
             "fid-padded": good.replace("AQEBAQEBAQEBAQEBAQEBAQ", "AQEBAQEBAQEBAQEBAQEBAQ=="),
             "q-31-bytes": good.replace('"q":{}', '"q":{"k":"' + b64url_encode(bytes(31)) + '"}'),
             "q-not-object": good.replace('"q":{}', '"q":[]'),
             "ans-not-object": good.replace('"ans":{}', '"ans":null'),
+            "ans-untyped": good.replace('"ans":{}', '"ans":{"k":"yes"}'),
+            "ans-r-array": good.replace('"ans":{}', '"ans":{"k":{"q":"' + b64url_encode(bytes(32)) + '","r":[]}}'),
+            "ans-q-hex": good.replace('"ans":{}', '"ans":{"k":{"q":"' + bytes(32).hex() + '","r":{}}}'),
             "nan": good.replace('"app":null', '"app":NaN'),
             "lone-surrogate": good.replace('"app":null', '"app":"\\ud800"'),
             "bad-utf8": None,
@@ -674,20 +794,27 @@ class Runner:
             tok = codec.seal_bytes(good.replace('"rnd":1', '"rnd":0').encode(), b, nonce)
             r = _reason(lambda: codec.open(tok, b, 200))
             self.check(f"self:{mode}-rnd-0", [] if r == "too_many_rounds" else [f"got {r}"])
-            # checked arithmetic: iat + ttl overflows -> expired
-            big = good.replace('"iat":100', f'"iat":{U64_MAX - 50}') \
-                      .replace('"exp":700', f'"exp":{U64_MAX}').replace('"dl":1900', f'"dl":{U64_MAX}')
+            # a negative time within range parses
+            early = good.replace('"iat":100', '"iat":-100').replace('"exp":700', '"exp":500')
+            tok = codec.seal_bytes(early.encode(), b, nonce)
+            r = _reason(lambda: codec.open(tok, b, 200))
+            self.check(f"self:{mode}-negative-iat", [] if r is None else [f"got {r}"])
+            # checked arithmetic: iat + ttl beyond the range of §5 -> expired
+            big = good.replace('"iat":100', f'"iat":{TIME_MAX - 50}') \
+                      .replace('"exp":700', f'"exp":{TIME_MAX}').replace('"dl":1900', f'"dl":{TIME_MAX}')
             tok = codec.seal_bytes(big.encode(), b, nonce)
-            r = _reason(lambda: codec.open(tok, b, U64_MAX - 100))
+            r = _reason(lambda: codec.open(tok, b, TIME_MAX - 100))
             self.check(f"self:{mode}-iat-plus-ttl-overflow", [] if r == "expired" else [f"got {r}"])
             # round trip through the §9 minter, then the round cap and the deadline
             t1, c1 = codec.mint(1000, b, {"k": bytes(32)}, {}, {"n": 1}, fid=bytes(16), nonce=nonce)
             got = _try(lambda: codec.open(t1, b, 1000))
             ok = got is not None and got.dl == 1000 + 1800 and got.exp == 1600 and got.rnd == 1
             self.check(f"self:{mode}-mint-round-1", [] if ok else ["minted round 1 does not open as expected"])
-            t2, c2 = codec.mint(1100, b, {}, {"k": "yes"}, None, previous=c1, nonce=nonce)
+            yes = Proven(bytes(32), {"action": "accept", "content": {"ok": True}})
+            t2, c2 = codec.mint(1100, b, {}, {"k": yes}, None, previous=c1, nonce=nonce)
             got = _try(lambda: codec.open(t2, b, 1100))
-            ok = got is not None and got.rnd == 2 and got.fid == c1.fid and got.dl == c1.dl
+            ok = (got is not None and got.rnd == 2 and got.fid == c1.fid and got.dl == c1.dl
+                  and got.ans == {"k": yes})
             self.check(f"self:{mode}-mint-round-2", [] if ok else ["minted round 2 does not open as expected"])
             late = _try(lambda: codec.mint(c1.dl, b, {}, {}, None, previous=c1, nonce=nonce))
             self.check(f"self:{mode}-mint-after-deadline", [] if late is None else ["minted after dl"])
@@ -716,8 +843,8 @@ def _reason(fn) -> str | None:
 
 def main() -> int:
     run = Runner()
-    files = {n: json.loads((HERE / f"{n}.json").read_text("utf-8")) for n in ("sealed", "signed", "negative")}
-    sealed_basic = None
+    files = {n: load_json(HERE / f"{n}.json") for n in ("sealed", "signed", "negative", "arguments")}
+    sealed_basic = carried = None
     counts = {"positive": 0, "negative": 0}
     for n in ("sealed", "signed"):
         for v in files[n]["vectors"]:
@@ -726,6 +853,8 @@ def main() -> int:
                 continue
             if v["name"] == "sealed-basic":
                 sealed_basic = v
+            if v["name"] == "sealed-carried-answers-unicode":
+                carried = v
             run.positive(v)
             counts["positive"] += 1
     for v in files["negative"]["vectors"]:
@@ -735,7 +864,8 @@ def main() -> int:
         run.negative(v)
         counts["negative"] += 1
     before = run.passed + run.failed
-    run.spec_examples(sealed_basic)
+    run.arguments_cases(files["arguments"]["cases"])
+    run.spec_examples(sealed_basic, carried)
     run.self_checks()
     if run.notes:
         print("note: round-1 vectors whose dl is not iat + flow_ttl, as §9 would mint it: "
