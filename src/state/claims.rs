@@ -74,20 +74,20 @@ impl<'de> Deserialize<'de> for JsonDigest {
 }
 
 /// Identifiers (flow id, digests) as the claims spell them: strict unpadded
-/// base64url (`format::encode_id`) of exactly `N` bytes.
+/// base64url (`layout::encode_id`) of exactly `N` bytes.
 mod id_text {
     use std::fmt;
 
     use serde::de::{self, Visitor};
     use serde::{Deserializer, Serializer};
 
-    use crate::state::format;
+    use crate::state::layout;
 
     pub(super) fn serialize<S: Serializer, const N: usize>(
         bytes: &[u8; N],
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&format::encode_id(bytes))
+        serializer.serialize_str(&layout::encode_id(bytes))
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
@@ -106,7 +106,7 @@ mod id_text {
         }
 
         fn visit_str<E: de::Error>(self, text: &str) -> Result<[u8; N], E> {
-            format::decode_id(text)
+            layout::decode_id(text)
                 .ok_or_else(|| E::custom("not an identifier of the right length"))
         }
     }

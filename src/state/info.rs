@@ -2,8 +2,8 @@
 //! and logs, never for decisions.
 
 use crate::state::error::StateError;
-use crate::state::format::{self, Mode, RawToken, SplitError};
 use crate::state::keys::KeyId;
+use crate::state::layout::{self, Mode, RawToken, SplitError};
 
 /// The structural facts of a token: its version, mode, key id and lengths.
 ///
@@ -50,7 +50,7 @@ impl TokenInfo {
     /// base64url or too short for its version; [`StateError::UnsupportedVersion`]
     /// for an unknown version byte. The same reasons `open_at` would give.
     pub fn parse(token: &str) -> Result<Self, StateError> {
-        let bytes = format::decode_token(token).ok_or(StateError::Malformed)?;
+        let bytes = layout::decode_token(token).ok_or(StateError::Malformed)?;
         let raw = RawToken::split(&bytes).map_err(|error| match error {
             SplitError::UnknownVersion => StateError::UnsupportedVersion,
             SplitError::Truncated => StateError::Malformed,
@@ -109,7 +109,7 @@ impl TokenInfo {
 )]
 mod tests {
     use super::*;
-    use crate::state::format::{
+    use crate::state::layout::{
         AEAD_TAG_LEN, MAC_TAG_LEN, SEALED_HEADER_LEN, SIGNED_HEADER_LEN, VERSION_SEALED,
         VERSION_SIGNED, encode_token,
     };

@@ -15,8 +15,6 @@ use sha2::Sha256;
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, Zeroizing};
 
-use crate::state::format;
-
 // Key material is wiped when dropped: checked at compile time, so that a
 // dependency update that loses a `zeroize` feature fails the build.
 const _: () = {
@@ -116,7 +114,7 @@ impl MasterKey {
         if looks_like_hex(text) {
             return Err(KeyError::HexText);
         }
-        let bytes = format::decode_key_text(text).ok_or(KeyError::Base64)?;
+        let bytes = decode_key_text(text).ok_or(KeyError::Base64)?;
         Self::from_bytes(&bytes)
     }
 
@@ -140,7 +138,7 @@ impl MasterKey {
     /// [`KeyError::Rng`] when the operating system's generator fails.
     pub fn generate_base64() -> Result<Zeroizing<String>, KeyError> {
         let bytes = random_master_bytes()?;
-        Ok(format::encode_key_text(bytes.as_slice()))
+        Ok(encode_key_text(bytes.as_slice()))
     }
 
     /// The public key id that tokens minted with this key carry.
@@ -357,9 +355,41 @@ fn looks_like_hex(text: &str) -> bool {
     all_hex && text.len() >= 2 * MIN_MASTER_KEY_LEN && text.len().is_multiple_of(2)
 }
 
+/// Fills `out` from the operating system's random number generator: for
+/// new keys, nonces and flow ids.
+pub(crate) fn fill_random(out: &mut [u8]) -> Result<(), ()> {
+    chacha20poly1305::aead::common::getrandom::fill(out).map_err(|_| ())
+}
+
+/// Decodes a master key written as base64: the standard or the URL-safe
+/// alphabet, padded or not (padding, when present, must be right). The text
+/// is secret, so it is decoded by `base64ct` (no table lookup or branch on a
+/// character) into a buffer that is wiped when dropped, and never grows.
+pub(crate) fn decode_key_text(text: &str) -> Option<Zeroizing<Vec<u8>>> {
+    let mut buf = Zeroizing::new(vec![0u8; text.len().div_ceil(4).saturating_mul(3)]);
+    let len = decode_key_with::<base64ct::Base64>(text, &mut buf)
+        .or_else(|| decode_key_with::<base64ct::Base64Unpadded>(text, &mut buf))
+        .or_else(|| decode_key_with::<base64ct::Base64Url>(text, &mut buf))
+        .or_else(|| decode_key_with::<base64ct::Base64UrlUnpadded>(text, &mut buf))?;
+    buf.truncate(len);
+    Some(buf)
+}
+
+/// Decodes `text` with one `base64ct` spelling into `buf`; the length decoded.
+fn decode_key_with<E: base64ct::Encoding>(text: &str, buf: &mut [u8]) -> Option<usize> {
+    E::decode(text, buf).ok().map(<[u8]>::len)
+}
+
+/// Encodes a master key as standard padded base64, in constant time, into a
+/// string allocated at its final length: no freed buffer holds a copy.
+pub(crate) fn encode_key_text(bytes: &[u8]) -> Zeroizing<String> {
+    use base64ct::Encoding as _;
+    Zeroizing::new(base64ct::Base64::encode_string(bytes))
+}
+
 fn random_master_bytes() -> Result<Zeroizing<[u8; 32]>, KeyError> {
     let mut bytes = Zeroizing::new([0u8; 32]);
-    format::fill_random(bytes.as_mut_slice()).map_err(|()| KeyError::Rng)?;
+    fill_random(bytes.as_mut_slice()).map_err(|()| KeyError::Rng)?;
     Ok(bytes)
 }
 

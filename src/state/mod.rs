@@ -1,13 +1,15 @@
 //! The `requestState` codec: mints and opens user-bound, expiring tokens.
 
 mod binding;
+mod buffer;
 mod canonical;
 mod claims;
+mod context;
 mod error;
 mod events;
-mod format;
 mod info;
 mod keys;
+mod layout;
 mod replay;
 #[cfg(feature = "redis")]
 mod replay_redis;
@@ -28,16 +30,17 @@ use zeroize::Zeroizing;
 pub use binding::{Binding, JsonDigest, Method};
 pub use claims::{Claims, Contents, FlowId, Proven};
 pub use error::{ConfigError, MintError, StateError};
-pub use format::Mode;
 pub use info::TokenInfo;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
+pub use layout::Mode;
 pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
 #[cfg(feature = "redis")]
 pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 
+use buffer::TokenBuffer;
 use claims::Meta;
 use events::Seen;
-use format::{NONCE_LEN, RawToken, SplitError, TokenBuffer};
+use layout::{NONCE_LEN, RawToken, SplitError};
 
 /// Limits every token is held to. The defaults suit an interactive form:
 ///
@@ -282,7 +285,7 @@ impl StateCodec {
             Mode::Sealed => &mut random[..],
             Mode::Signed => &mut random[..16],
         };
-        format::fill_random(draw).map_err(|()| MintError::Rng)?;
+        keys::fill_random(draw).map_err(|()| MintError::Rng)?;
         let (flow_id, nonce) = random.split_at(16);
         let flow_id = <[u8; 16]>::try_from(flow_id).map_err(|_| MintError::Rng)?;
         let nonce = match self.mode {
@@ -290,15 +293,15 @@ impl StateCodec {
             Mode::Signed => None,
         };
         let deadline = checked_add(now, self.policy.flow_ttl).ok_or(MintError::TimeOutOfRange)?;
-        self.mint(
+        self.mint(Mint {
             binding,
-            FlowId::from_bytes(flow_id),
-            1,
+            flow_id: FlowId::from_bytes(flow_id),
+            round: 1,
             deadline,
             contents,
             now,
             nonce,
-        )
+        })
     }
 
     /// [`next_at`](Self::next_at) with the system clock.
@@ -343,15 +346,15 @@ impl StateCodec {
         if now >= previous.deadline() {
             return Err(MintError::FlowExpired);
         }
-        self.mint(
+        self.mint(Mint {
             binding,
-            previous.flow_id(),
+            flow_id: previous.flow_id(),
             round,
-            previous.deadline(),
+            deadline: previous.deadline(),
             contents,
             now,
-            None,
-        )
+            nonce: None,
+        })
     }
 
     /// [`open_at`](Self::open_at) with the system clock.
@@ -410,7 +413,7 @@ impl StateCodec {
         if token.len() > self.policy.max_token_len {
             return Err(StateError::TooLarge);
         }
-        let bytes = format::decode_token(token).ok_or(StateError::Malformed)?;
+        let bytes = layout::decode_token(token).ok_or(StateError::Malformed)?;
         let raw = RawToken::split(&bytes).map_err(|error| match error {
             SplitError::UnknownVersion => StateError::UnsupportedVersion,
             SplitError::Truncated => StateError::Malformed,
@@ -420,7 +423,7 @@ impl StateCodec {
             return Err(StateError::UnsupportedVersion);
         }
         let key = self.keys.find(raw.key_id).ok_or(StateError::UnknownKey)?;
-        let context = format::context(raw.mode, raw.header, &self.audience, binding);
+        let context = context::context(raw.mode, raw.header, &self.audience, binding);
         let claims: Claims<A> = match raw.mode {
             Mode::Sealed => {
                 let nonce = raw
@@ -441,7 +444,7 @@ impl StateCodec {
             Mode::Signed => {
                 let mut mac = key.sign_mac();
                 mac.update(&context);
-                mac.update(&format::field_len(raw.body));
+                mac.update(&context::field_len(raw.body));
                 mac.update(raw.body);
                 mac.verify_slice(raw.tag).map_err(|_| StateError::Forged)?;
                 // Signed claims travel in clear: parsed where they lie.
@@ -489,22 +492,17 @@ impl StateCodec {
         }
     }
 
-    /// Mints a token from parts: the one path every minting call takes.
-    /// `nonce` is fixed only by the known-answer vectors.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "crate-private; one call per public minting fn"
-    )]
-    fn mint<A: Serialize>(
-        &self,
-        binding: &Binding<'_>,
-        flow_id: FlowId,
-        round: u32,
-        deadline: OffsetDateTime,
-        contents: &Contents<A>,
-        now: OffsetDateTime,
-        nonce: Option<[u8; NONCE_LEN]>,
-    ) -> Result<String, MintError> {
+    /// Mints a token from its parts: the one path every minting call takes.
+    fn mint<A: Serialize>(&self, parts: Mint<'_, A>) -> Result<String, MintError> {
+        let Mint {
+            binding,
+            flow_id,
+            round,
+            deadline,
+            contents,
+            now,
+            nonce,
+        } = parts;
         let issued_at = truncate_to_second(now).ok_or(MintError::TimeOutOfRange)?;
         let ttl_end = checked_add(issued_at, self.policy.ttl).ok_or(MintError::TimeOutOfRange)?;
         let meta = Meta {
@@ -561,19 +559,19 @@ impl StateCodec {
         let nonce = match (self.mode, nonce) {
             (Mode::Sealed, None) => {
                 let mut fresh = [0u8; NONCE_LEN];
-                format::fill_random(&mut fresh).map_err(|()| MintError::Rng)?;
+                keys::fill_random(&mut fresh).map_err(|()| MintError::Rng)?;
                 Some(fresh)
             }
             (Mode::Sealed, Some(nonce)) => Some(nonce),
             (Mode::Signed, _) => None,
         };
-        let header = format::header(self.mode, key.id(), nonce.as_ref());
+        let header = layout::header(self.mode, key.id(), nonce.as_ref());
         let (room, body) = buffer
             .as_mut_slice()
             .split_at_mut_checked(header.len())
             .ok_or(MintError::Encrypt)?;
         room.copy_from_slice(&header);
-        let context = format::context(self.mode, &header, &self.audience, binding);
+        let context = context::context(self.mode, &header, &self.audience, binding);
         match nonce {
             Some(nonce) => {
                 let tag = key
@@ -585,13 +583,13 @@ impl StateCodec {
             None => {
                 let mut mac = key.sign_mac();
                 mac.update(&context);
-                mac.update(&format::field_len(body));
+                mac.update(&context::field_len(body));
                 mac.update(body);
                 buffer.extend_from_slice(&mac.finalize().into_bytes());
             }
         }
         let bytes = buffer.into_sealed();
-        let token = format::encode_token(&bytes);
+        let token = layout::encode_token(&bytes);
         if token.len() > self.policy.max_token_len {
             return Err(MintError::TooLarge {
                 len: token.len(),
@@ -690,6 +688,19 @@ impl CodecBuilder {
 
 fn checked_add(at: OffsetDateTime, by: Duration) -> Option<OffsetDateTime> {
     at.checked_add(by)
+}
+
+/// What one token is minted from.
+struct Mint<'a, A> {
+    binding: &'a Binding<'a>,
+    flow_id: FlowId,
+    round: u32,
+    /// The flow's absolute deadline; the token expires by it at the latest.
+    deadline: OffsetDateTime,
+    contents: &'a Contents<A>,
+    now: OffsetDateTime,
+    /// Fixed only by the known-answer vectors; drawn from the OS otherwise.
+    nonce: Option<[u8; NONCE_LEN]>,
 }
 
 fn truncate_to_second(at: OffsetDateTime) -> Option<OffsetDateTime> {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
-use super::format::{self, NONCE_LEN};
+use super::layout::{self, NONCE_LEN};
 use super::*;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -237,9 +237,9 @@ fn check_positive(vector: &Vector) {
         .unwrap();
     assert_eq!(token, vector.token, "{}: minted token differs", vector.name);
 
-    let bytes = format::decode_token(&token).unwrap();
-    let raw = format::RawToken::split(&bytes).unwrap();
-    let context = format::context(raw.mode, raw.header, &vector.audience, &binding);
+    let bytes = layout::decode_token(&token).unwrap();
+    let raw = layout::RawToken::split(&bytes).unwrap();
+    let context = context::context(raw.mode, raw.header, &vector.audience, &binding);
     assert_eq!(
         vector.context.as_deref(),
         Some(hex(&context).as_str()),
@@ -605,7 +605,7 @@ struct Draft {
 
 /// The spelling of the digest of `ask` in the claims.
 fn digest_text(ask: &Value) -> Value {
-    Value::from(format::encode_id(JsonDigest::of(ask).as_bytes()))
+    Value::from(layout::encode_id(JsonDigest::of(ask).as_bytes()))
 }
 
 /// Claims of round `round` of the flow `[fid; 16]`: the questions asked, by
@@ -636,7 +636,7 @@ fn claims_value(
         "exp": (iat + 600).min(deadline),
         "dl": deadline,
         "rnd": round,
-        "fid": format::encode_id(&[fid; 16]),
+        "fid": layout::encode_id(&[fid; 16]),
         "q": q,
         "ans": answers,
         "app": app,
@@ -897,7 +897,7 @@ fn positive_drafts() -> Vec<Draft> {
                     Some(json!({"orderId": 42})),
                 ),
                 claims: json!({"iat": iat, "exp": iat + 600, "dl": iat + 1800, "rnd": 1,
-                    "fid": format::encode_id(&[12; 16]), "q": {}, "ans": {}, "app": null}),
+                    "fid": layout::encode_id(&[12; 16]), "q": {}, "ans": {}, "app": null}),
                 mint_key: None,
                 keys: one_key(),
                 now: iat + 599,
@@ -971,9 +971,9 @@ fn build_positive(draft: &Draft, index: usize) -> Vector {
             nonce,
         )
         .unwrap();
-    let bytes = format::decode_token(&token).unwrap();
-    let raw = format::RawToken::split(&bytes).unwrap();
-    vector.context = Some(hex(&format::context(
+    let bytes = layout::decode_token(&token).unwrap();
+    let raw = layout::RawToken::split(&bytes).unwrap();
+    vector.context = Some(hex(&context::context(
         raw.mode, raw.header, AUDIENCE, &binding,
     )));
     vector.arguments_canonical = Some(vector.binding.arguments_canonical());
@@ -1007,13 +1007,13 @@ fn negative(
 }
 
 fn edit_bytes(token: &str, edit: impl FnOnce(&mut Vec<u8>)) -> String {
-    let mut bytes = format::decode_token(token).unwrap();
+    let mut bytes = layout::decode_token(token).unwrap();
     edit(&mut bytes);
-    format::encode_token(&bytes)
+    layout::encode_token(&bytes)
 }
 
 fn negatives_for(base: &Vector, other_mode: &Vector) -> Vec<Vector> {
-    let len = format::decode_token(&base.token).unwrap().len();
+    let len = layout::decode_token(&base.token).unwrap().len();
     let header_len = if base.mode == "sealed" { 29 } else { 5 };
     let tag_len = if base.mode == "sealed" { 16 } else { 32 };
     vec![
@@ -1252,7 +1252,7 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
     let claims = |rnd: u32, iat: i64, dl: i64| {
         serde_json::to_vec(
             &json!({"iat": iat, "exp": (iat + 600).min(dl), "dl": dl, "rnd": rnd,
-            "fid": format::encode_id(&[11; 16]), "q": {}, "ans": {}, "app": {}}),
+            "fid": layout::encode_id(&[11; 16]), "q": {}, "ans": {}, "app": {}}),
         )
         .unwrap()
     };
@@ -1349,7 +1349,7 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             |v| {
                 let mut bytes = vec![0x01u8; 40];
                 bytes[1..5].copy_from_slice(&[0xe6, 0xda, 0x0a, 0xdc]);
-                v.token = format::encode_token(&bytes);
+                v.token = layout::encode_token(&bytes);
             },
         ),
     ];
@@ -1360,7 +1360,7 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
         .iter()
         .find(|v| {
             v.mode == mode
-                && !format::decode_token(&v.token)
+                && !layout::decode_token(&v.token)
                     .unwrap()
                     .len()
                     .is_multiple_of(3)
@@ -1410,7 +1410,7 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
     let email =
         digest_text(&json!({"method": "elicitation/create", "params": {"message": "Email?"}}));
     let (ship, email) = (ship.as_str().unwrap(), email.as_str().unwrap());
-    let id = |n: usize| format::encode_id(&vec![7; n]);
+    let id = |n: usize| layout::encode_id(&vec![7; n]);
     let control = seal_raw(base, good.as_bytes(), 99);
     let opened = base
         .codec(false)
