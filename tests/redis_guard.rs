@@ -174,6 +174,32 @@ fn concurrent_consumers_exactly_one_wins() {
 }
 
 #[test]
+fn an_instance_whose_clock_runs_behind_still_sees_the_use() {
+    let Some(url) = redis_url() else { return };
+    let prefix = unique_prefix("skew");
+    let a = instance(Arc::new(guard(&url, &prefix)));
+    let b = instance(Arc::new(guard(&url, &prefix)));
+    let token = token();
+    let expires_at = minter()
+        .open::<()>(&token, &binding())
+        .unwrap()
+        .expires_at();
+
+    // A's clock reads 200 ms before the token expires when it consumes it.
+    let a_now = expires_at - time::Duration::milliseconds(200);
+    assert!(a.open_at::<()>(&token, &binding(), a_now).is_ok());
+    std::thread::sleep(Duration::from_millis(400));
+    // B's clock runs one second behind A's (well inside the 60 s skew): for
+    // B the token has not expired yet, so only the guard can refuse it.
+    let b_now = a_now + time::Duration::milliseconds(400) - time::Duration::seconds(1);
+    assert_eq!(
+        b.open_at::<()>(&token, &binding(), b_now).err(),
+        Some(StateError::Replayed),
+        "B accepted a token A had used: the guard forgot it by A's clock"
+    );
+}
+
+#[test]
 fn unreachable_redis_fails_closed_without_naming_secrets() {
     // A port that was just free and is closed now.
     let port = {
@@ -209,7 +235,7 @@ fn unreachable_redis_fails_closed_without_naming_secrets() {
 }
 
 #[test]
-fn entries_expire_with_the_token() {
+fn entries_live_until_expiry_plus_skew() {
     let Some(url) = redis_url() else { return };
     let prefix = unique_prefix("pttl");
     let guard = Arc::new(guard(&url, &prefix));
@@ -224,8 +250,9 @@ fn entries_expire_with_the_token() {
     let client = redis::Client::open(url.as_str()).unwrap();
     let mut conn = client.get_connection().unwrap();
     let pttl: i64 = redis::cmd("PTTL").arg(&key).query(&mut conn).unwrap();
-    // Ten minutes (the default TTL), less the time since minting.
-    assert!(pttl > 590_000 && pttl <= 600_000, "PTTL {pttl}");
+    // Ten minutes (the default TTL) plus the 60 s skew, less the time since
+    // minting.
+    assert!(pttl > 650_000 && pttl <= 660_000, "PTTL {pttl}");
     let value: String = redis::cmd("GET").arg(&key).query(&mut conn).unwrap();
     assert_eq!(value, "1");
 }

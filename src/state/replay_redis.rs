@@ -1,9 +1,11 @@
 //! Feature `redis`: a [`ReplayGuard`] shared by every instance of a server.
 //!
 //! Each consumed (flow id, round) becomes one Redis key, written with
-//! `SET key 1 NX PX <ms until the token expires>`: the first instance to set
-//! it wins, every later attempt (on any instance) is a replay, and Redis
-//! forgets the key when the token could no longer open anyway.
+//! `SET key 1 NX PX <ms until the token's expiry plus the skew>`: the first
+//! instance to set it wins, every later attempt (on any instance) is a
+//! replay, and Redis forgets the key when no instance whose clock is within
+//! the skew of this one's could open the token anyway. `PX` is relative, so
+//! Redis' own clock plays no part.
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -169,11 +171,11 @@ impl ReplayGuard for RedisReplayGuard {
         &self,
         flow_id: FlowId,
         round: u32,
-        expires_at: OffsetDateTime,
+        retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
         let key = self.key(flow_id, round);
-        let ttl_ms = time_to_live_ms(expires_at, now);
+        let ttl_ms = time_to_live_ms(retain_until, now);
         let reply = self.with_connection(|conn| {
             redis::cmd("SET")
                 .arg(&key)
@@ -306,11 +308,11 @@ impl fmt::Display for RedisConfigError {
 
 impl std::error::Error for RedisConfigError {}
 
-/// Milliseconds from `now` until `expires_at`, rounded up so that the entry
-/// never disappears before the token stops opening, and at least 1: `PX 0`
-/// is an error in Redis (`consume` only sees tokens that have not expired).
-fn time_to_live_ms(expires_at: OffsetDateTime, now: OffsetDateTime) -> u64 {
-    let nanos = expires_at
+/// Milliseconds from `now` until `retain_until`, rounded up so that the
+/// entry never disappears early, and at least 1: `PX 0` is an error in Redis
+/// (`consume` only sees tokens that have not expired).
+fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
+    let nanos = retain_until
         .unix_timestamp_nanos()
         .saturating_sub(now.unix_timestamp_nanos());
     let ms = nanos
