@@ -1,8 +1,10 @@
 //! The Redis replay guard against a real `redis-server` (feature `redis`).
 //!
-//! The server's URL comes from `MRTR_GUARD_REDIS_URL` (`.ci/run` starts one
-//! with `scripts/redis-up`). Without it the tests fail when `CI` is set and
-//! are skipped, with a notice, otherwise.
+//! The server's URL comes from `MRTR_GUARD_REDIS_URL`; a second server, TLS
+//! only, from `MRTR_GUARD_REDIS_TLS_URL`, with the path of the CA that signed
+//! its certificate in `MRTR_GUARD_REDIS_TLS_CA` (`.ci/run` starts both with
+//! `scripts/redis-up`, the second with `--tls`). Without them the tests fail
+//! when `CI` is set and are skipped, with a notice, otherwise.
 
 #![cfg(feature = "redis")]
 #![allow(
@@ -27,15 +29,17 @@ use mrtr_guard::{
 use serde_json::Value;
 
 const URL_VAR: &str = "MRTR_GUARD_REDIS_URL";
+const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
+const TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_TLS_CA";
 
-/// The test server's URL, or `None` (after a notice) when it is not set
+/// The variable's value, or `None` (after a notice) when it is not set
 /// outside CI.
-fn redis_url() -> Option<String> {
-    match std::env::var(URL_VAR) {
-        Ok(url) if !url.is_empty() => Some(url),
+fn setting(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(value) if !value.is_empty() => Some(value),
         _ if std::env::var_os("CI").is_some() => panic!(
-            "{URL_VAR} is not set: CI must start a redis-server (scripts/redis-up) \
-             and export its URL before the tests"
+            "{var} is not set: CI must start the redis-servers (scripts/redis-up) \
+             and export their settings before the tests"
         ),
         _ => {
             // Written to the process' stderr, past the test harness' capture,
@@ -44,13 +48,26 @@ fn redis_url() -> Option<String> {
             NOTICE.call_once(|| {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "notice: {URL_VAR} is not set; skipping the Redis replay-guard tests \
-                     (start a server with `scripts/redis-up DIR` and export its URL)"
+                    "notice: {var} is not set; skipping Redis replay-guard tests \
+                     (start servers with `scripts/redis-up [--tls] DIR`, as .ci/run does)"
                 );
             });
             None
         }
     }
+}
+
+/// The plain test server's URL.
+fn redis_url() -> Option<String> {
+    setting(URL_VAR)
+}
+
+/// The TLS test server's URL and the PEM of the CA that signed its
+/// certificate.
+fn redis_tls() -> Option<(String, Vec<u8>)> {
+    let url = setting(TLS_URL_VAR)?;
+    let ca = std::fs::read(setting(TLS_CA_VAR)?).unwrap();
+    Some((url, ca))
 }
 
 /// A key prefix no other test (or earlier run) uses.
@@ -330,4 +347,77 @@ fn a_dropped_idle_connection_is_replaced() {
         codec.open::<()>(&token, &binding()).err(),
         Some(StateError::Replayed)
     );
+}
+
+/// A CA that signed nothing the test servers use (its key is gone).
+const OTHER_CA: &str = "-----BEGIN CERTIFICATE-----
+MIIBmTCCAT+gAwIBAgIUDTJXZcTbIWXMRV1z/RuG9XokuGMwCgYIKoZIzj0EAwIw
+IjEgMB4GA1UEAwwXbXJ0ci1ndWFyZCB1bml0LXRlc3QgQ0EwHhcNMjYxMjAxMDY0
+MDU3WhcNMzYxMTI4MDY0MDU3WjAiMSAwHgYDVQQDDBdtcnRyLWd1YXJkIHVuaXQt
+dGVzdCBDQTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABAAFlRKjB18BJ0Io2Hmj
+SQKMeRFQQ5ehCyxmG7NFvgsJgtyDL4k2CQrE0k5HhZJKbGzd9LrIsSZccuF5w2nw
+yHqjUzBRMB0GA1UdDgQWBBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAfBgNVHSMEGDAW
+gBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49
+BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
+0tTTFeq1NuLID6GSk4qSA+O7Mq1BtOOmaC9g3nM=
+-----END CERTIFICATE-----
+";
+
+#[test]
+fn over_tls_a_token_opens_once_across_two_instances() {
+    let Some((url, ca)) = redis_tls() else { return };
+    assert!(url.starts_with("rediss://"), "{url}");
+    let prefix = unique_prefix("tls");
+    let tls_guard = || {
+        RedisReplayGuard::builder(url.as_str())
+            .key_prefix(prefix.as_str())
+            .ca_certificate_pem(ca.clone())
+            .build()
+            .unwrap()
+    };
+    assert_eq!(tls_guard().ping(), Ok(()));
+    let a = instance(Arc::new(tls_guard()));
+    let b = instance(Arc::new(tls_guard()));
+    let token = token();
+    assert!(a.open::<()>(&token, &binding()).is_ok());
+    assert_eq!(
+        b.open::<()>(&token, &binding()).err(),
+        Some(StateError::Replayed)
+    );
+}
+
+#[test]
+fn over_tls_an_untrusted_certificate_fails_closed() {
+    let Some((url, _)) = redis_tls() else { return };
+    // The Mozilla roots (the default), and a CA that did not sign the
+    // server's certificate: neither trusts the test server.
+    let guards = [
+        RedisReplayGuard::builder(url.as_str()).build().unwrap(),
+        RedisReplayGuard::builder(url.as_str())
+            .ca_certificate_pem(OTHER_CA)
+            .build()
+            .unwrap(),
+    ];
+    for guard in guards {
+        assert_eq!(
+            guard.ping(),
+            Err(ReplayError::Unavailable(
+                "redis' tls certificate was not accepted".to_owned()
+            )),
+            "{guard:?}"
+        );
+        let codec = instance(Arc::new(guard));
+        assert!(matches!(
+            codec.open::<()>(&token(), &binding()),
+            Err(StateError::ReplayGuard(ReplayError::Unavailable(_)))
+        ));
+    }
+}
+
+#[test]
+fn a_tls_server_does_not_answer_plain_redis() {
+    let Some((url, _)) = redis_tls() else { return };
+    let plain = url.replacen("rediss://", "redis://", 1);
+    let guard = RedisReplayGuard::builder(plain).build().unwrap();
+    assert!(matches!(guard.ping(), Err(ReplayError::Unavailable(_))));
 }

@@ -11,7 +11,10 @@ use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use redis::{Client, Connection, RedisError, Value};
+use redis::Connection;
+use redis::{Client, ConnectionAddr, IntoConnectionInfo, RedisError, TlsCertificates, Value};
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
 use time::OffsetDateTime;
 
 use crate::state::claims::FlowId;
@@ -35,9 +38,14 @@ use crate::state::replay::{ReplayError, ReplayGuard};
 /// refused as a replay. That is the safe side; keep the command timeout well
 /// above Redis' normal latency.</div>
 ///
-/// Only `redis://` (TCP) and `redis+unix://` URLs are supported: this build
-/// of the `redis` crate has no TLS, so reach Redis over loopback or a private
-/// network.
+/// `redis://` (TCP), `rediss://` (TCP with TLS) and `redis+unix://` URLs
+/// are supported. TLS goes through rustls, and the server's certificate is
+/// always verified, its name (or IP address) included: against the Mozilla
+/// root certificates compiled in (`webpki-roots`), which managed services'
+/// public certificates chain to, or, when
+/// [`ca_certificate_pem`](RedisGuardBuilder::ca_certificate_pem) names one,
+/// against that CA alone. `rediss://...#insecure` (no verification) is
+/// refused. Client certificates (mutual TLS) are not supported.
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -48,6 +56,12 @@ use crate::state::replay::{ReplayError, ReplayGuard};
 ///     .key_prefix("shop:replay:")
 ///     .command_timeout(Duration::from_millis(200))
 ///     .build()?;
+/// // A managed Redis over TLS, with a password; verified against the
+/// // Mozilla roots, or a private CA:
+/// let tls = RedisReplayGuard::builder("rediss://:password@redis.example.com:6380/")
+///     .ca_certificate_pem(std::fs::read("/etc/redis/ca.pem")?)
+///     .build()?;
+/// # let _ = tls;
 /// let codec = StateCodec::builder("https://mcp.example.com", MasterKey::generate()?)
 ///     .replay_guard(Arc::new(guard))
 ///     .build()?;
@@ -57,6 +71,7 @@ pub struct RedisReplayGuard {
     client: Client,
     /// `host:port` or the socket path: never the credentials.
     server: String,
+    tls: bool,
     prefix: String,
     connect_timeout: Duration,
     command_timeout: Duration,
@@ -75,10 +90,12 @@ impl RedisReplayGuard {
     pub const DEFAULT_MAX_IDLE: usize = 8;
 
     /// Starts building a guard on the Redis at `url`
-    /// (`redis://[:password@]host:port/[db]` or `redis+unix:///path`).
+    /// (`redis://[:password@]host:port/[db]`, the same with `rediss://` for
+    /// TLS, or `redis+unix:///path`).
     pub fn builder(url: impl Into<String>) -> RedisGuardBuilder {
         RedisGuardBuilder {
             url: url.into(),
+            ca_pem: None,
             prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             command_timeout: Self::DEFAULT_COMMAND_TIMEOUT,
@@ -199,6 +216,7 @@ impl fmt::Debug for RedisReplayGuard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RedisReplayGuard")
             .field("server", &self.server)
+            .field("tls", &self.tls)
             .field("prefix", &self.prefix)
             .field("connect_timeout", &self.connect_timeout)
             .field("command_timeout", &self.command_timeout)
@@ -211,6 +229,7 @@ impl fmt::Debug for RedisReplayGuard {
 #[must_use]
 pub struct RedisGuardBuilder {
     url: String,
+    ca_pem: Option<Vec<u8>>,
     prefix: String,
     connect_timeout: Duration,
     command_timeout: Duration,
@@ -248,22 +267,66 @@ impl RedisGuardBuilder {
         self
     }
 
+    /// Trusts only the CA certificates in `pem` (one or more PEM
+    /// `CERTIFICATE` blocks) for a `rediss://` URL, instead of the Mozilla
+    /// roots: for a private CA (a self-hosted Redis, a cloud service that
+    /// issues its own server CA).
+    pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.ca_pem = Some(pem.into());
+        self
+    }
+
     /// Checks the settings and builds the guard. It does not connect: the
     /// first `consume` (or [`ping`](RedisReplayGuard::ping)) does.
     ///
+    /// For a `rediss://` URL, if the process has no default rustls crypto
+    /// provider yet, this installs rustls' `ring` provider as the default.
+    ///
     /// # Errors
     ///
-    /// [`RedisConfigError::InvalidUrl`] when the URL does not parse or needs
-    /// TLS; [`RedisConfigError::ZeroTimeout`] for a zero timeout.
+    /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
+    /// [`RedisConfigError::InsecureTls`] for `rediss://...#insecure`;
+    /// [`RedisConfigError::CaWithoutTls`] for a CA with a URL without TLS;
+    /// [`RedisConfigError::InvalidCaCertificate`] for a CA that holds no
+    /// certificate or does not parse; [`RedisConfigError::ZeroTimeout`] for
+    /// a zero timeout.
     pub fn build(self) -> Result<RedisReplayGuard, RedisConfigError> {
         if self.connect_timeout.is_zero() || self.command_timeout.is_zero() {
             return Err(RedisConfigError::ZeroTimeout);
         }
-        let client = Client::open(self.url.as_str()).map_err(|_| RedisConfigError::InvalidUrl)?;
+        let info = self
+            .url
+            .as_str()
+            .into_connection_info()
+            .map_err(|_| RedisConfigError::InvalidUrl)?;
+        let tls = match info.addr() {
+            ConnectionAddr::TcpTls { insecure: true, .. } => {
+                return Err(RedisConfigError::InsecureTls);
+            }
+            ConnectionAddr::TcpTls { .. } => true,
+            _ => false,
+        };
+        let client = match self.ca_pem {
+            None => Client::open(info),
+            Some(_) if !tls => return Err(RedisConfigError::CaWithoutTls),
+            Some(pem) => {
+                check_ca_pem(&pem)?;
+                let certificates = TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem),
+                };
+                Client::build_with_tls(info, certificates)
+            }
+        }
+        .map_err(|_| RedisConfigError::InvalidUrl)?;
+        if tls {
+            install_crypto_provider();
+        }
         let server = client.get_connection_info().addr().to_string();
         Ok(RedisReplayGuard {
             client,
             server,
+            tls,
             prefix: self.prefix,
             connect_timeout: self.connect_timeout,
             command_timeout: self.command_timeout,
@@ -277,6 +340,7 @@ impl fmt::Debug for RedisGuardBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The URL may hold a password: never printed.
         f.debug_struct("RedisGuardBuilder")
+            .field("custom_ca", &self.ca_pem.is_some())
             .field("prefix", &self.prefix)
             .field("connect_timeout", &self.connect_timeout)
             .field("command_timeout", &self.command_timeout)
@@ -289,8 +353,14 @@ impl fmt::Debug for RedisGuardBuilder {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RedisConfigError {
-    /// The URL is not a `redis://` or `redis+unix://` URL this build supports.
+    /// The URL is not a `redis://`, `rediss://` or `redis+unix://` URL.
     InvalidUrl,
+    /// The URL asks for TLS without certificate verification (`#insecure`).
+    InsecureTls,
+    /// A CA certificate was given for a URL without TLS.
+    CaWithoutTls,
+    /// The CA certificate holds no PEM certificate, or one that does not parse.
+    InvalidCaCertificate,
     /// A timeout is zero.
     ZeroTimeout,
 }
@@ -299,8 +369,17 @@ impl fmt::Display for RedisConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidUrl => f.write_str(
-                "redis url is not valid (expected redis://host:port/ or redis+unix:///path; no TLS)",
+                "redis url is not valid (expected redis://host:port/, rediss://host:port/ or redis+unix:///path)",
             ),
+            Self::InsecureTls => {
+                f.write_str("redis tls without certificate verification (#insecure) is refused")
+            }
+            Self::CaWithoutTls => {
+                f.write_str("a redis ca certificate needs a rediss:// url")
+            }
+            Self::InvalidCaCertificate => {
+                f.write_str("the redis ca certificate is not a valid pem certificate")
+            }
             Self::ZeroTimeout => f.write_str("redis timeouts must be longer than zero"),
         }
     }
@@ -322,10 +401,53 @@ fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
     u64::try_from(ms.max(1)).unwrap_or(u64::MAX)
 }
 
+/// Checks that `pem` holds at least one certificate and nothing that fails
+/// to parse: an empty trust store would refuse every connection later, with
+/// a less helpful error.
+fn check_ca_pem(pem: &[u8]) -> Result<(), RedisConfigError> {
+    let mut count = 0usize;
+    for certificate in CertificateDer::pem_slice_iter(pem) {
+        certificate.map_err(|_| RedisConfigError::InvalidCaCertificate)?;
+        count = count.saturating_add(1);
+    }
+    if count == 0 {
+        return Err(RedisConfigError::InvalidCaCertificate);
+    }
+    Ok(())
+}
+
+/// rustls needs a process-wide crypto provider; the `redis` crate takes the
+/// default one. Installs `ring` unless the application already chose one.
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Err means another thread installed one first: that one is used.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
+/// The rustls error inside a Redis I/O error, if TLS failed. The `redis`
+/// crate keeps the I/O error in an `Arc`, which is what `source` returns.
+fn tls_error(error: &RedisError) -> Option<&rustls::Error> {
+    type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+    let source = std::error::Error::source(error)?;
+    let io = match source.downcast_ref::<Shared>() {
+        Some(shared) => shared.downcast_ref::<std::io::Error>(),
+        None => source.downcast_ref::<std::io::Error>(),
+    }?;
+    io.get_ref()?.downcast_ref::<rustls::Error>()
+}
+
 /// Describes a Redis failure without its text: client errors can quote the
 /// URL, and server errors are reduced to their code (`NOAUTH`, `READONLY`...).
 fn unavailable(error: &RedisError) -> ReplayError {
-    let why = if error.is_timeout() {
+    let why = if let Some(tls) = tls_error(error) {
+        match tls {
+            rustls::Error::InvalidCertificate(_) => {
+                "redis' tls certificate was not accepted".to_owned()
+            }
+            _ => "tls error talking to redis".to_owned(),
+        }
+    } else if error.is_timeout() {
         "redis did not answer in time".to_owned()
     } else if error.is_connection_refusal() {
         "redis refused the connection".to_owned()
@@ -374,6 +496,37 @@ mod tests {
         OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
     }
 
+    /// A self-signed CA certificate made for these tests (its key is gone).
+    const TEST_CA: &str = "-----BEGIN CERTIFICATE-----
+MIIBmTCCAT+gAwIBAgIUDTJXZcTbIWXMRV1z/RuG9XokuGMwCgYIKoZIzj0EAwIw
+IjEgMB4GA1UEAwwXbXJ0ci1ndWFyZCB1bml0LXRlc3QgQ0EwHhcNMjYxMjAxMDY0
+MDU3WhcNMzYxMTI4MDY0MDU3WjAiMSAwHgYDVQQDDBdtcnRyLWd1YXJkIHVuaXQt
+dGVzdCBDQTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABAAFlRKjB18BJ0Io2Hmj
+SQKMeRFQQ5ehCyxmG7NFvgsJgtyDL4k2CQrE0k5HhZJKbGzd9LrIsSZccuF5w2nw
+yHqjUzBRMB0GA1UdDgQWBBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAfBgNVHSMEGDAW
+gBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49
+BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
+0tTTFeq1NuLID6GSk4qSA+O7Mq1BtOOmaC9g3nM=
+-----END CERTIFICATE-----
+";
+
+    #[test]
+    fn tls_urls_build_with_the_default_roots_or_a_ca() {
+        let guard = RedisReplayGuard::builder("rediss://:pw@redis.example.com:6380/")
+            .build()
+            .unwrap();
+        assert!(format!("{guard:?}").contains("tls: true"), "{guard:?}");
+        let with_ca = RedisReplayGuard::builder("rediss://127.0.0.1:6380/")
+            .ca_certificate_pem(TEST_CA)
+            .build();
+        assert!(with_ca.is_ok());
+        let plain = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+            .build()
+            .unwrap();
+        assert!(format!("{plain:?}").contains("tls: false"), "{plain:?}");
+        assert!(rustls::crypto::CryptoProvider::get_default().is_some());
+    }
+
     #[test]
     fn ttl_is_milliseconds_until_expiry_and_never_zero() {
         assert_eq!(time_to_live_ms(at(600), at(0)), 600_000);
@@ -410,12 +563,31 @@ mod tests {
             Some(RedisConfigError::InvalidUrl)
         );
         assert_eq!(
-            RedisReplayGuard::builder("rediss://127.0.0.1:6379/")
+            RedisReplayGuard::builder("rediss://127.0.0.1:6379/#insecure")
                 .build()
                 .err(),
-            Some(RedisConfigError::InvalidUrl),
-            "no TLS in this build"
+            Some(RedisConfigError::InsecureTls)
         );
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .ca_certificate_pem(TEST_CA)
+                .build()
+                .err(),
+            Some(RedisConfigError::CaWithoutTls)
+        );
+        for bad in [
+            &b""[..],
+            b"not pem",
+            b"-----BEGIN CERTIFICATE-----\n!!\n-----END CERTIFICATE-----\n",
+        ] {
+            assert_eq!(
+                RedisReplayGuard::builder("rediss://127.0.0.1:6379/")
+                    .ca_certificate_pem(bad)
+                    .build()
+                    .err(),
+                Some(RedisConfigError::InvalidCaCertificate)
+            );
+        }
         assert_eq!(
             RedisReplayGuard::builder("redis://127.0.0.1:6379/")
                 .command_timeout(Duration::ZERO)
