@@ -252,6 +252,94 @@ fn unreachable_redis_fails_closed_without_naming_secrets() {
 }
 
 #[test]
+fn a_stalled_redis_fails_after_one_timeout_whatever_the_handshake() {
+    // Accepts connections and never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let timeout = Duration::from_millis(400);
+    // No handshake; AUTH; AUTH and SELECT: each waits for one timeout at most.
+    for url in [
+        format!("redis://{addr}/"),
+        format!("redis://:pw@{addr}/"),
+        format!("redis://user:pw@{addr}/7"),
+    ] {
+        let guard = RedisReplayGuard::builder(url.as_str())
+            .connect_timeout(timeout)
+            .command_timeout(timeout)
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(
+            guard.ping(),
+            Err(ReplayError::Unavailable(
+                "redis did not answer in time".to_owned()
+            ))
+        );
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed >= timeout - Duration::from_millis(20)
+                && elapsed < timeout + Duration::from_millis(300),
+            "{url}: {elapsed:?}"
+        );
+    }
+}
+
+#[test]
+fn credentials_and_database_come_from_the_url() {
+    let Some(url) = redis_url() else { return };
+    let mut admin = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let user = unique_prefix("user").replace(':', "-");
+    let _: () = redis::cmd("ACL")
+        .arg("SETUSER")
+        .arg(&user)
+        .arg("on")
+        .arg(">s3cret-pw")
+        .arg("~*")
+        .arg("+@all")
+        .query(&mut admin)
+        .unwrap();
+    let server = url.trim_start_matches("redis://").trim_end_matches('/');
+    let guard = RedisReplayGuard::builder(format!("redis://{user}:s3cret-pw@{server}/4"))
+        .key_prefix(unique_prefix("acl"))
+        .build()
+        .unwrap();
+    let flow = minter().open::<()>(&token(), &binding()).unwrap().flow_id();
+    let now = time::OffsetDateTime::now_utc();
+    let later = now + time::Duration::minutes(1);
+    assert_eq!(guard.consume(flow, 1, later, now), Ok(()));
+    let _: () = redis::cmd("SELECT").arg(4).query(&mut admin).unwrap();
+    let exists: i64 = redis::cmd("EXISTS")
+        .arg(guard.key(flow, 1))
+        .query(&mut admin)
+        .unwrap();
+    assert_eq!(exists, 1, "the key is in database 4");
+
+    let wrong = RedisReplayGuard::builder(format!("redis://{user}:wrong@{server}/4"))
+        .build()
+        .unwrap();
+    let refused = wrong.ping().unwrap_err();
+    assert!(!format!("{refused:?}").contains("wrong"), "{refused:?}");
+    assert_eq!(
+        refused,
+        ReplayError::Unavailable("redis refused the credentials".to_owned())
+    );
+    let _: i64 = redis::cmd("ACL")
+        .arg("DELUSER")
+        .arg(&user)
+        .query(&mut admin)
+        .unwrap();
+}
+
+#[test]
 fn entries_live_until_expiry_plus_skew() {
     let Some(url) = redis_url() else { return };
     let prefix = unique_prefix("pttl");

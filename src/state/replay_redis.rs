@@ -9,10 +9,12 @@
 
 use std::fmt;
 use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use redis::Connection;
-use redis::{Client, ConnectionAddr, IntoConnectionInfo, RedisError, TlsCertificates, Value};
+use redis::{
+    Client, Cmd, Connection, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, RedisError,
+    TlsCertificates, Value,
+};
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use time::OffsetDateTime;
@@ -27,6 +29,13 @@ use crate::state::replay::{ReplayError, ReplayGuard};
 /// connections for reuse, and drops a connection after any failure (the next
 /// call reconnects). An idle connection found closed (Redis restarted) is
 /// replaced at once, and the command sent again on the new one.
+///
+/// Each timeout bounds a whole phase, not each read: opening a connection
+/// (TCP, TLS handshake, `AUTH`, `SELECT`) ends within the connect timeout,
+/// and the `SET` within the command timeout. A Redis that accepts
+/// connections but never answers makes `consume` fail after one of them.
+/// `consume` blocks its thread meanwhile: async servers call it off their
+/// runtime's workers, as the [`rmcp`](crate::rmcp) adapter does.
 ///
 /// It fails closed: when Redis cannot be reached in time, or answers in error,
 /// `consume` returns [`ReplayError::Unavailable`] and the codec refuses the
@@ -72,6 +81,8 @@ pub struct RedisReplayGuard {
     /// `host:port` or the socket path: never the credentials.
     server: String,
     tls: bool,
+    /// `AUTH` and `SELECT`, sent on each new connection: never printed.
+    handshake: Vec<Cmd>,
     prefix: String,
     connect_timeout: Duration,
     command_timeout: Duration,
@@ -165,14 +176,27 @@ impl RedisReplayGuard {
         }
     }
 
+    /// Opens a connection and sends the handshake, all within the connect
+    /// timeout: each command may wait only for what is left of it. (The
+    /// `redis` crate would pipeline the handshake and give each reply the
+    /// whole timeout.)
     fn connect(&self) -> Result<Connection, ReplayError> {
-        let conn = self
+        let deadline = Instant::now().checked_add(self.connect_timeout);
+        let mut conn = self
             .client
             .get_connection_with_timeout(self.connect_timeout)
             .map_err(|error| unavailable(&error))?;
-        conn.set_read_timeout(Some(self.command_timeout))
-            .and_then(|()| conn.set_write_timeout(Some(self.command_timeout)))
-            .map_err(|error| unavailable(&error))?;
+        for command in &self.handshake {
+            let left = deadline
+                .and_then(|deadline| deadline.checked_duration_since(Instant::now()))
+                .filter(|left| !left.is_zero())
+                .ok_or_else(timed_out)?;
+            set_timeouts(&conn, left)?;
+            command
+                .query::<Value>(&mut conn)
+                .map_err(|error| unavailable(&error))?;
+        }
+        set_timeouts(&conn, self.command_timeout)?;
         Ok(conn)
     }
 
@@ -306,6 +330,10 @@ impl RedisGuardBuilder {
             ConnectionAddr::TcpTls { .. } => true,
             _ => false,
         };
+        // The guard sends AUTH and SELECT itself, within the connect timeout;
+        // the client connects with no handshake (not even CLIENT SETINFO).
+        let handshake = handshake(info.redis_settings());
+        let info = info.set_redis_settings(RedisConnectionInfo::default().set_skip_set_lib_name());
         let client = match self.ca_pem {
             None => Client::open(info),
             Some(_) if !tls => return Err(RedisConfigError::CaWithoutTls),
@@ -327,6 +355,7 @@ impl RedisGuardBuilder {
             client,
             server,
             tls,
+            handshake,
             prefix: self.prefix,
             connect_timeout: self.connect_timeout,
             command_timeout: self.command_timeout,
@@ -401,6 +430,36 @@ fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
     u64::try_from(ms.max(1)).unwrap_or(u64::MAX)
 }
 
+/// The commands a new connection starts with: `AUTH [user] password` when the
+/// URL has a password, `SELECT db` for a database other than 0.
+fn handshake(settings: &RedisConnectionInfo) -> Vec<Cmd> {
+    let mut commands = Vec::new();
+    if let Some(password) = settings.password() {
+        let mut auth = redis::cmd("AUTH");
+        if let Some(username) = settings.username() {
+            auth.arg(username);
+        }
+        auth.arg(password);
+        commands.push(auth);
+    }
+    if settings.db() != 0 {
+        let mut select = redis::cmd("SELECT");
+        select.arg(settings.db());
+        commands.push(select);
+    }
+    commands
+}
+
+fn set_timeouts(conn: &Connection, timeout: Duration) -> Result<(), ReplayError> {
+    conn.set_read_timeout(Some(timeout))
+        .and_then(|()| conn.set_write_timeout(Some(timeout)))
+        .map_err(|error| unavailable(&error))
+}
+
+fn timed_out() -> ReplayError {
+    ReplayError::Unavailable("redis did not answer in time".to_owned())
+}
+
 /// Checks that `pem` holds at least one certificate and nothing that fails
 /// to parse: an empty trust store would refuse every connection later, with
 /// a less helpful error.
@@ -448,12 +507,14 @@ fn unavailable(error: &RedisError) -> ReplayError {
             _ => "tls error talking to redis".to_owned(),
         }
     } else if error.is_timeout() {
-        "redis did not answer in time".to_owned()
+        return timed_out();
     } else if error.is_connection_refusal() {
         "redis refused the connection".to_owned()
     } else if error.is_connection_dropped() {
         "the connection to redis was lost".to_owned()
-    } else if error.kind() == redis::ErrorKind::AuthenticationFailed {
+    } else if error.kind() == redis::ErrorKind::AuthenticationFailed
+        || error.code() == Some("WRONGPASS")
+    {
         "redis refused the credentials".to_owned()
     } else if error.is_io_error() {
         "i/o error talking to redis".to_owned()
