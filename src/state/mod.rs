@@ -245,6 +245,16 @@ impl StateCodec {
         &self.audience
     }
 
+    /// Whether opening consumes tokens in a replay guard (which may wait on
+    /// its store).
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "used by the rmcp adapter")
+    )]
+    pub(crate) fn has_replay_guard(&self) -> bool {
+        self.replay.is_some()
+    }
+
     /// [`start_at`](Self::start_at) with the system clock.
     ///
     /// # Errors
