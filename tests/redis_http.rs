@@ -34,7 +34,7 @@ mod support;
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use mrtr_guard::{MasterKey, RedisReplayGuard, StateCodec};
@@ -154,6 +154,13 @@ fn text_of(answer: &Value) -> Option<&str> {
         .flatten()
 }
 
+/// Runs the two tests one after the other: the two-instance test keeps both
+/// cores busy, which would blur the stalled-Redis test's timings.
+fn alone() -> MutexGuard<'static, ()> {
+    static ALONE: Mutex<()> = Mutex::new(());
+    ALONE.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 // ---- a stalled Redis -----------------------------------------------------------
 
 /// A TCP listener that accepts every connection and never answers; it holds
@@ -175,6 +182,7 @@ fn a_stalled_redis_delays_only_the_calls_that_need_it_and_only_up_to_its_timeout
     const TIMEOUT: Duration = Duration::from_millis(600);
     const GUARDED: usize = 8;
     const PLAIN: usize = 8;
+    let _alone = alone();
     let redis = stalled_redis();
     let guard = RedisReplayGuard::builder(format!("redis://{redis}/"))
         .connect_timeout(TIMEOUT)
@@ -379,9 +387,19 @@ async fn drive(instances: [SocketAddr; 2], n: usize, tally: &mut Tally) {
     assert_eq!(text_of(&done), Some(expected.as_str()), "{done}");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_instances_on_one_redis_open_each_state_exactly_once() {
+#[test]
+fn two_instances_on_one_redis_open_each_state_exactly_once() {
     let Some(url) = redis_url() else { return };
+    let _alone = alone();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(two_instances(url));
+}
+
+async fn two_instances(url: String) {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
