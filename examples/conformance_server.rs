@@ -201,7 +201,7 @@ impl ServerHandler for Conformance {
         params: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let mut round = self.flow.tool_round(&params, &cx)?;
+        let mut round = self.flow.tool_round(&params, &cx).await?;
         let result = Self::tool(&mut round);
         tool_response(round, result)
     }
@@ -226,7 +226,7 @@ impl ServerHandler for Conformance {
         if params.name != PROMPT {
             return Err(error_data(RpcError::invalid_params("unknown prompt")));
         }
-        let mut round = self.flow.prompt_round(&params, &cx)?;
+        let mut round = self.flow.prompt_round(&params, &cx).await?;
         let result = round.require("user_context", &CONTEXT).and_then(|answers| {
             let context = answers.str("context")?;
             Ok(GetPromptResult::new(vec![PromptMessage::new_text(

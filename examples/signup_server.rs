@@ -17,120 +17,56 @@
 //! derives it from a verified credential (an OAuth token's subject).</div>
 //!
 //! Set `MRTR_GUARD_KEY` to a base64 master key of at least 32 bytes to keep
-//! states valid across restarts and instances.
+//! states valid across restarts and instances. Several instances behind one
+//! name also share:
+//!
+//! - `MRTR_GUARD_AUDIENCE`: the URL clients reach them at (default
+//!   `http://127.0.0.1:PORT/mcp`), which states are bound to;
+//! - `MRTR_GUARD_REDIS_URL` (built with `--features examples,redis`): a
+//!   Redis replay guard, so each state opens once across all of them;
+//!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
+//!   CA certificate to trust instead of the Mozilla roots.
 
+#[path = "support/signup_service.rs"]
+mod signup_service;
 #[path = "support/signup_tools.rs"]
 mod signup_tools;
 #[path = "support/mod.rs"]
 mod support;
 
-use std::sync::{Arc, LazyLock};
+use mrtr_guard::{CodecBuilder, KeyRing, StateCodec};
+use signup_service::{Signup, check_forms};
 
-use mrtr_guard::rmcp::{RmcpFlow, custom_request_error, error_data, tool_response};
-use mrtr_guard::{Flow, FormError, KeyRing, RpcError, StateCodec};
-use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool,
-};
-use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler};
-use serde_json::{Map, Value, json};
-use signup_tools::{Forms, forms, run_tool};
-
-static FORMS: LazyLock<Result<Forms, FormError>> = LazyLock::new(forms);
-
-fn text(text: String) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(text)])
+/// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any.
+#[cfg(feature = "redis")]
+fn with_replay_guard(codec: CodecBuilder) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+    let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
+        return Ok(codec);
+    };
+    let mut guard = mrtr_guard::RedisReplayGuard::builder(url);
+    if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
+        guard = guard.ca_certificate_pem(std::fs::read(path)?);
+    }
+    Ok(codec.replay_guard(std::sync::Arc::new(guard.build()?)))
 }
 
-/// Demo-only authentication: the bearer token is the user name.
-fn bearer(parts: &http::request::Parts) -> Option<String> {
-    let value = parts
-        .headers
-        .get(http::header::AUTHORIZATION)?
-        .to_str()
-        .ok()?;
-    let user = value.strip_prefix("Bearer ")?.trim();
-    (!user.is_empty()).then(|| user.to_owned())
-}
-
-#[derive(Clone)]
-struct Signup {
-    flow: RmcpFlow,
-}
-
-impl ServerHandler for Signup {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
-            Implementation::new("mrtr-guard-signup", env!("CARGO_PKG_VERSION")),
-        )
-    }
-
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let no_arguments: Arc<Map<String, Value>> =
-            Arc::new(match json!({"type": "object", "properties": {}}) {
-                Value::Object(map) => map,
-                _ => Map::new(),
-            });
-        Ok(ListToolsResult::with_all_items(vec![
-            Tool::new(
-                "ShipOrder",
-                "Ship an order: asks for the tracking number.",
-                no_arguments.clone(),
-            ),
-            Tool::new(
-                "signup",
-                "Create an account over a few short forms.",
-                no_arguments,
-            ),
-        ]))
-    }
-
-    async fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        let Ok(forms) = FORMS.as_ref() else {
-            return Err(error_data(RpcError::internal_error()));
-        };
-        let authenticated = cx
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(bearer)
-            .is_some();
-        if !authenticated {
-            return Err(error_data(RpcError::invalid_request(
-                "authentication required: send Authorization: Bearer <user> (demo only)",
-            )));
-        }
-        let mut round = self.flow.tool_round(&params, &cx)?;
-        let result = run_tool(&mut round, forms).map(text);
-        tool_response(round, result)
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        Err(custom_request_error(&request))
+#[cfg(not(feature = "redis"))]
+fn with_replay_guard(codec: CodecBuilder) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+    match std::env::var_os("MRTR_GUARD_REDIS_URL") {
+        Some(_) => Err("MRTR_GUARD_REDIS_URL needs --features examples,redis".into()),
+        None => Ok(codec),
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    if let Err(error) = FORMS.as_ref() {
+    if let Err(error) = check_forms() {
         return Err(format!("a form does not build: {error}").into());
     }
     let port = support::port(8080)?;
-    let audience = format!("http://127.0.0.1:{port}/mcp");
-    let codec = StateCodec::builder(audience, KeyRing::new(support::master_key()?)).build()?;
-    let flow = RmcpFlow::new(Flow::new(codec), bearer);
-    support::serve(port, Signup { flow }).await
+    let audience = std::env::var("MRTR_GUARD_AUDIENCE")
+        .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
+    let codec = StateCodec::builder(audience, KeyRing::new(support::master_key()?));
+    let codec = with_replay_guard(codec)?.build()?;
+    support::serve(port, Signup::new(codec)).await
 }

@@ -88,9 +88,9 @@
 //! # Operations
 //!
 //! Feature `redis` adds `RedisReplayGuard`, single use across the instances of
-//! a server through one Redis, failing closed. Feature `cli` builds
-//! `mrtr-guard`, the operator's tool (its arguments parsed by `clap`;
-//! `mrtr-guard help` shows the usage): `keygen`, `inspect` (a token's
+//! a server through one Redis (TLS with `rediss://`), failing closed.
+//! Feature `cli` builds `mrtr-guard`, the operator's tool (its arguments
+//! parsed by `clap`; `mrtr-guard help` shows the usage): `keygen`, `inspect` (a token's
 //! structure, with no key: [`TokenInfo`]) and `open` (why a token does or does
 //! not open for a call).
 //!

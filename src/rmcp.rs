@@ -7,7 +7,10 @@
 //! - [`RmcpFlow::tool_round`] (and the prompt and resource twins) turns a
 //!   request and its [`RequestContext`] into a [`Round`]: it reads the
 //!   per-request capabilities from `_meta`, the retry fields, and the
-//!   principal from the request's HTTP parts through your function;
+//!   principal from the request's HTTP parts through your function. It is
+//!   `async`: under a replay guard, the state is opened on tokio's blocking
+//!   pool, so a slow guard store (Redis) holds up only the calls that carry a
+//!   state, never a runtime worker;
 //! - [`tool_response`] (and twins) turns the handler's result into `rmcp`'s
 //!   complete or input-required response;
 //! - [`error_data`] maps an [`RpcError`] onto [`ErrorData`], code, message
@@ -36,7 +39,7 @@
 //!     params: CallToolRequestParams,
 //!     cx: RequestContext<RoleServer>,
 //! ) -> Result<CallToolResponse, ErrorData> {
-//!     let mut round = flow.tool_round(&params, &cx)?;
+//!     let mut round = flow.tool_round(&params, &cx).await?;
 //!     let result = round.require("ship", form).and_then(|answers| {
 //!         let number = answers.str("trackingNumber")?;
 //!         Ok(CallToolResult::success(vec![ContentBlock::text(format!("Shipped as {number}."))]))
@@ -69,7 +72,7 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use crate::RpcError;
-use crate::runtime::{Call, Flow, Response, Round, Stop};
+use crate::runtime::{Call, Flow, Opened, Response, Round, Stop};
 use crate::state::Method;
 use crate::wire::{
     CallParams, ClientCapabilities, InputRequiredResult, InputResponses, RequestMeta,
@@ -119,12 +122,17 @@ impl RmcpFlow {
 
     /// The round of a `tools/call`.
     ///
+    /// A call with a `requestState`, on a codec with a replay guard, opens
+    /// the state on tokio's blocking pool (`spawn_blocking`): the guard may
+    /// wait on its store up to its timeout, and that wait must not hold a
+    /// runtime worker. Other calls open in place.
+    ///
     /// # Errors
     ///
     /// `-32602` for malformed `inputResponses` or `_meta`;
     /// `-32602` [`RpcError::invalid_request_state`] for a state that does
     /// not open.
-    pub fn tool_round(
+    pub async fn tool_round(
         &self,
         params: &CallToolRequestParams,
         cx: &RequestContext<RoleServer>,
@@ -137,6 +145,7 @@ impl RmcpFlow {
             params.request_state.as_deref(),
             cx,
         )
+        .await
     }
 
     /// The round of a `prompts/get`.
@@ -144,7 +153,7 @@ impl RmcpFlow {
     /// # Errors
     ///
     /// As [`tool_round`](Self::tool_round).
-    pub fn prompt_round(
+    pub async fn prompt_round(
         &self,
         params: &GetPromptRequestParams,
         cx: &RequestContext<RoleServer>,
@@ -157,6 +166,7 @@ impl RmcpFlow {
             params.request_state.as_deref(),
             cx,
         )
+        .await
     }
 
     /// The round of a `resources/read`.
@@ -164,7 +174,7 @@ impl RmcpFlow {
     /// # Errors
     ///
     /// As [`tool_round`](Self::tool_round).
-    pub fn resource_round(
+    pub async fn resource_round(
         &self,
         params: &ReadResourceRequestParams,
         cx: &RequestContext<RoleServer>,
@@ -177,11 +187,12 @@ impl RmcpFlow {
             params.request_state.as_deref(),
             cx,
         )
+        .await
     }
 
     /// The one path the three rounds take: the call's params from rmcp's
     /// parsed request, then the flow's round.
-    fn round(
+    async fn round(
         &self,
         method: Method,
         target: &str,
@@ -219,7 +230,26 @@ impl RmcpFlow {
             Some(principal) => Call::new(call).with_principal(principal),
             None => Call::new(call),
         };
-        self.flow.round(call).map_err(error_data)
+        let opened = self.open(call).await.map_err(error_data)?;
+        Ok(Round::from_opened(&self.flow, opened))
+    }
+
+    /// Opens the call's state: off the runtime's workers when a replay guard
+    /// may block, in place otherwise (no state, no guard, or no tokio runtime
+    /// to hand the work to).
+    async fn open(&self, call: Call) -> Result<Opened, RpcError> {
+        let may_block =
+            call.params().request_state().is_some() && self.flow.codec().has_replay_guard();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) if may_block => {
+                let flow = Arc::clone(&self.flow);
+                runtime
+                    .spawn_blocking(move || Opened::new(&flow, call))
+                    .await
+                    .unwrap_or_else(|_| Err(RpcError::internal_error()))
+            }
+            _ => Opened::new(&self.flow, call),
+        }
     }
 }
 

@@ -1,8 +1,10 @@
 //! The Redis replay guard against a real `redis-server` (feature `redis`).
 //!
-//! The server's URL comes from `MRTR_GUARD_REDIS_URL` (`.ci/run` starts one
-//! with `scripts/redis-up`). Without it the tests fail when `CI` is set and
-//! are skipped, with a notice, otherwise.
+//! The server's URL comes from `MRTR_GUARD_REDIS_URL`; a second server, TLS
+//! only, from `MRTR_GUARD_REDIS_TLS_URL`, with the path of the CA that signed
+//! its certificate in `MRTR_GUARD_REDIS_TLS_CA` (`.ci/run` starts both with
+//! `scripts/redis-up`, the second with `--tls`). Without them the tests fail
+//! when `CI` is set and are skipped, with a notice, otherwise.
 
 #![cfg(feature = "redis")]
 #![allow(
@@ -27,15 +29,17 @@ use mrtr_guard::{
 use serde_json::Value;
 
 const URL_VAR: &str = "MRTR_GUARD_REDIS_URL";
+const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
+const TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_TLS_CA";
 
-/// The test server's URL, or `None` (after a notice) when it is not set
+/// The variable's value, or `None` (after a notice) when it is not set
 /// outside CI.
-fn redis_url() -> Option<String> {
-    match std::env::var(URL_VAR) {
-        Ok(url) if !url.is_empty() => Some(url),
+fn setting(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(value) if !value.is_empty() => Some(value),
         _ if std::env::var_os("CI").is_some() => panic!(
-            "{URL_VAR} is not set: CI must start a redis-server (scripts/redis-up) \
-             and export its URL before the tests"
+            "{var} is not set: CI must start the redis-servers (scripts/redis-up) \
+             and export their settings before the tests"
         ),
         _ => {
             // Written to the process' stderr, past the test harness' capture,
@@ -44,13 +48,26 @@ fn redis_url() -> Option<String> {
             NOTICE.call_once(|| {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "notice: {URL_VAR} is not set; skipping the Redis replay-guard tests \
-                     (start a server with `scripts/redis-up DIR` and export its URL)"
+                    "notice: {var} is not set; skipping Redis replay-guard tests \
+                     (start servers with `scripts/redis-up [--tls] DIR`, as .ci/run does)"
                 );
             });
             None
         }
     }
+}
+
+/// The plain test server's URL.
+fn redis_url() -> Option<String> {
+    setting(URL_VAR)
+}
+
+/// The TLS test server's URL and the PEM of the CA that signed its
+/// certificate.
+fn redis_tls() -> Option<(String, Vec<u8>)> {
+    let url = setting(TLS_URL_VAR)?;
+    let ca = std::fs::read(setting(TLS_CA_VAR)?).unwrap();
+    Some((url, ca))
 }
 
 /// A key prefix no other test (or earlier run) uses.
@@ -174,6 +191,32 @@ fn concurrent_consumers_exactly_one_wins() {
 }
 
 #[test]
+fn an_instance_whose_clock_runs_behind_still_sees_the_use() {
+    let Some(url) = redis_url() else { return };
+    let prefix = unique_prefix("skew");
+    let a = instance(Arc::new(guard(&url, &prefix)));
+    let b = instance(Arc::new(guard(&url, &prefix)));
+    let token = token();
+    let expires_at = minter()
+        .open::<()>(&token, &binding())
+        .unwrap()
+        .expires_at();
+
+    // A's clock reads 200 ms before the token expires when it consumes it.
+    let a_now = expires_at - time::Duration::milliseconds(200);
+    assert!(a.open_at::<()>(&token, &binding(), a_now).is_ok());
+    std::thread::sleep(Duration::from_millis(400));
+    // B's clock runs one second behind A's (well inside the 60 s skew): for
+    // B the token has not expired yet, so only the guard can refuse it.
+    let b_now = a_now + time::Duration::milliseconds(400) - time::Duration::seconds(1);
+    assert_eq!(
+        b.open_at::<()>(&token, &binding(), b_now).err(),
+        Some(StateError::Replayed),
+        "B accepted a token A had used: the guard forgot it by A's clock"
+    );
+}
+
+#[test]
 fn unreachable_redis_fails_closed_without_naming_secrets() {
     // A port that was just free and is closed now.
     let port = {
@@ -209,7 +252,95 @@ fn unreachable_redis_fails_closed_without_naming_secrets() {
 }
 
 #[test]
-fn entries_expire_with_the_token() {
+fn a_stalled_redis_fails_after_one_timeout_whatever_the_handshake() {
+    // Accepts connections and never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let timeout = Duration::from_millis(400);
+    // No handshake; AUTH; AUTH and SELECT: each waits for one timeout at most.
+    for url in [
+        format!("redis://{addr}/"),
+        format!("redis://:pw@{addr}/"),
+        format!("redis://user:pw@{addr}/7"),
+    ] {
+        let guard = RedisReplayGuard::builder(url.as_str())
+            .connect_timeout(timeout)
+            .command_timeout(timeout)
+            .build()
+            .unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(
+            guard.ping(),
+            Err(ReplayError::Unavailable(
+                "redis did not answer in time".to_owned()
+            ))
+        );
+        let elapsed = started.elapsed();
+        assert!(
+            elapsed >= timeout - Duration::from_millis(20)
+                && elapsed < timeout + Duration::from_millis(300),
+            "{url}: {elapsed:?}"
+        );
+    }
+}
+
+#[test]
+fn credentials_and_database_come_from_the_url() {
+    let Some(url) = redis_url() else { return };
+    let mut admin = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let user = unique_prefix("user").replace(':', "-");
+    let _: () = redis::cmd("ACL")
+        .arg("SETUSER")
+        .arg(&user)
+        .arg("on")
+        .arg(">s3cret-pw")
+        .arg("~*")
+        .arg("+@all")
+        .query(&mut admin)
+        .unwrap();
+    let server = url.trim_start_matches("redis://").trim_end_matches('/');
+    let guard = RedisReplayGuard::builder(format!("redis://{user}:s3cret-pw@{server}/4"))
+        .key_prefix(unique_prefix("acl"))
+        .build()
+        .unwrap();
+    let flow = minter().open::<()>(&token(), &binding()).unwrap().flow_id();
+    let now = time::OffsetDateTime::now_utc();
+    let later = now + time::Duration::minutes(1);
+    assert_eq!(guard.consume(flow, 1, later, now), Ok(()));
+    let _: () = redis::cmd("SELECT").arg(4).query(&mut admin).unwrap();
+    let exists: i64 = redis::cmd("EXISTS")
+        .arg(guard.key(flow, 1))
+        .query(&mut admin)
+        .unwrap();
+    assert_eq!(exists, 1, "the key is in database 4");
+
+    let wrong = RedisReplayGuard::builder(format!("redis://{user}:wrong@{server}/4"))
+        .build()
+        .unwrap();
+    let refused = wrong.ping().unwrap_err();
+    assert!(!format!("{refused:?}").contains("wrong"), "{refused:?}");
+    assert_eq!(
+        refused,
+        ReplayError::Unavailable("redis refused the credentials".to_owned())
+    );
+    let _: i64 = redis::cmd("ACL")
+        .arg("DELUSER")
+        .arg(&user)
+        .query(&mut admin)
+        .unwrap();
+}
+
+#[test]
+fn entries_live_until_expiry_plus_skew() {
     let Some(url) = redis_url() else { return };
     let prefix = unique_prefix("pttl");
     let guard = Arc::new(guard(&url, &prefix));
@@ -224,8 +355,9 @@ fn entries_expire_with_the_token() {
     let client = redis::Client::open(url.as_str()).unwrap();
     let mut conn = client.get_connection().unwrap();
     let pttl: i64 = redis::cmd("PTTL").arg(&key).query(&mut conn).unwrap();
-    // Ten minutes (the default TTL), less the time since minting.
-    assert!(pttl > 590_000 && pttl <= 600_000, "PTTL {pttl}");
+    // Ten minutes (the default TTL) plus the 60 s skew, less the time since
+    // minting.
+    assert!(pttl > 650_000 && pttl <= 660_000, "PTTL {pttl}");
     let value: String = redis::cmd("GET").arg(&key).query(&mut conn).unwrap();
     assert_eq!(value, "1");
 }
@@ -303,4 +435,77 @@ fn a_dropped_idle_connection_is_replaced() {
         codec.open::<()>(&token, &binding()).err(),
         Some(StateError::Replayed)
     );
+}
+
+/// A CA that signed nothing the test servers use (its key is gone).
+const OTHER_CA: &str = "-----BEGIN CERTIFICATE-----
+MIIBmTCCAT+gAwIBAgIUDTJXZcTbIWXMRV1z/RuG9XokuGMwCgYIKoZIzj0EAwIw
+IjEgMB4GA1UEAwwXbXJ0ci1ndWFyZCB1bml0LXRlc3QgQ0EwHhcNMjYxMjAxMDY0
+MDU3WhcNMzYxMTI4MDY0MDU3WjAiMSAwHgYDVQQDDBdtcnRyLWd1YXJkIHVuaXQt
+dGVzdCBDQTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABAAFlRKjB18BJ0Io2Hmj
+SQKMeRFQQ5ehCyxmG7NFvgsJgtyDL4k2CQrE0k5HhZJKbGzd9LrIsSZccuF5w2nw
+yHqjUzBRMB0GA1UdDgQWBBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAfBgNVHSMEGDAW
+gBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49
+BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
+0tTTFeq1NuLID6GSk4qSA+O7Mq1BtOOmaC9g3nM=
+-----END CERTIFICATE-----
+";
+
+#[test]
+fn over_tls_a_token_opens_once_across_two_instances() {
+    let Some((url, ca)) = redis_tls() else { return };
+    assert!(url.starts_with("rediss://"), "{url}");
+    let prefix = unique_prefix("tls");
+    let tls_guard = || {
+        RedisReplayGuard::builder(url.as_str())
+            .key_prefix(prefix.as_str())
+            .ca_certificate_pem(ca.clone())
+            .build()
+            .unwrap()
+    };
+    assert_eq!(tls_guard().ping(), Ok(()));
+    let a = instance(Arc::new(tls_guard()));
+    let b = instance(Arc::new(tls_guard()));
+    let token = token();
+    assert!(a.open::<()>(&token, &binding()).is_ok());
+    assert_eq!(
+        b.open::<()>(&token, &binding()).err(),
+        Some(StateError::Replayed)
+    );
+}
+
+#[test]
+fn over_tls_an_untrusted_certificate_fails_closed() {
+    let Some((url, _)) = redis_tls() else { return };
+    // The Mozilla roots (the default), and a CA that did not sign the
+    // server's certificate: neither trusts the test server.
+    let guards = [
+        RedisReplayGuard::builder(url.as_str()).build().unwrap(),
+        RedisReplayGuard::builder(url.as_str())
+            .ca_certificate_pem(OTHER_CA)
+            .build()
+            .unwrap(),
+    ];
+    for guard in guards {
+        assert_eq!(
+            guard.ping(),
+            Err(ReplayError::Unavailable(
+                "redis' tls certificate was not accepted".to_owned()
+            )),
+            "{guard:?}"
+        );
+        let codec = instance(Arc::new(guard));
+        assert!(matches!(
+            codec.open::<()>(&token(), &binding()),
+            Err(StateError::ReplayGuard(ReplayError::Unavailable(_)))
+        ));
+    }
+}
+
+#[test]
+fn a_tls_server_does_not_answer_plain_redis() {
+    let Some((url, _)) = redis_tls() else { return };
+    let plain = url.replacen("rediss://", "redis://", 1);
+    let guard = RedisReplayGuard::builder(plain).build().unwrap();
+    assert!(matches!(guard.ping(), Err(ReplayError::Unavailable(_))));
 }

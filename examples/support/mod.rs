@@ -77,9 +77,9 @@ async fn strict_body(request: Request, next: Next) -> Response {
         .await
 }
 
-/// Serves `handler` at `http://127.0.0.1:{port}/mcp`, statelessly, until
-/// Ctrl-C.
-pub(crate) async fn serve<H>(port: u16, handler: H) -> Result<(), Box<dyn std::error::Error>>
+/// `handler` at `/mcp`, stateless Streamable HTTP behind the strict-body
+/// layer: the app `serve` runs (tests serve it on their own listener).
+pub(crate) fn router<H>(handler: H) -> axum::Router
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -91,9 +91,18 @@ where
         Arc::new(NeverSessionManager::default()),
         config,
     );
-    let app = axum::Router::new()
+    axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn(strict_body));
+        .layer(axum::middleware::from_fn(strict_body))
+}
+
+/// Serves `handler` at `http://127.0.0.1:{port}/mcp`, statelessly, until
+/// Ctrl-C.
+pub(crate) async fn serve<H>(port: u16, handler: H) -> Result<(), Box<dyn std::error::Error>>
+where
+    H: ServerHandler + Clone + Send + Sync + 'static,
+{
+    let app = router(handler);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     axum::serve(listener, app)

@@ -52,6 +52,8 @@ use std::sync::Arc;
 
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use reply::{Reply, Response, Stop};
+#[cfg(feature = "rmcp")]
+pub(crate) use round::Opened;
 pub use round::Round;
 
 use crate::RpcError;

@@ -56,8 +56,20 @@ pub struct Round<'f> {
     arguments: Option<JsonDigest>,
 }
 
-impl<'f> Round<'f> {
-    pub(crate) fn open(flow: &'f Flow, call: Call) -> Result<Self, RpcError> {
+/// A call whose `requestState`, if any, has been opened: what a [`Round`] is
+/// made of. It borrows nothing, so the opening (which may wait on a replay
+/// guard's store) can run on another thread.
+#[derive(Debug)]
+pub(crate) struct Opened {
+    call: Call,
+    claims: Option<Claims<Value>>,
+    /// The digest of the call's arguments, when opening the state made it.
+    arguments: Option<JsonDigest>,
+}
+
+impl Opened {
+    /// Verifies the call's state, if any, against its binding.
+    pub(crate) fn new(flow: &Flow, call: Call) -> Result<Self, RpcError> {
         let mut arguments = None;
         let claims = match call.params().request_state() {
             None => None,
@@ -70,6 +82,26 @@ impl<'f> Round<'f> {
                 )
             }
         };
+        Ok(Self {
+            call,
+            claims,
+            arguments,
+        })
+    }
+}
+
+impl<'f> Round<'f> {
+    pub(crate) fn open(flow: &'f Flow, call: Call) -> Result<Self, RpcError> {
+        Ok(Self::from_opened(flow, Opened::new(flow, call)?))
+    }
+
+    /// The round of a call opened under `flow`.
+    pub(crate) fn from_opened(flow: &'f Flow, opened: Opened) -> Self {
+        let Opened {
+            call,
+            claims,
+            arguments,
+        } = opened;
         let (claims, contents) = match claims {
             Some(claims) => {
                 let (claims, contents) = claims.into_parts();
@@ -78,7 +110,7 @@ impl<'f> Round<'f> {
             None => (None, Contents::new(Value::Null)),
         };
         let (asked, proven, app) = contents.into_parts();
-        Ok(Self {
+        Self {
             flow,
             call,
             claims,
@@ -89,7 +121,7 @@ impl<'f> Round<'f> {
             missing: ClientCapabilities::none(),
             app,
             arguments,
-        })
+        }
     }
 
     /// The method called.

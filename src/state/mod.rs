@@ -250,6 +250,16 @@ impl StateCodec {
         &self.audience
     }
 
+    /// Whether opening consumes tokens in a replay guard (which may wait on
+    /// its store).
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "used by the rmcp adapter")
+    )]
+    pub(crate) fn has_replay_guard(&self) -> bool {
+        self.replay.is_some()
+    }
+
     /// [`start_at`](Self::start_at) with the system clock.
     ///
     /// # Errors
@@ -455,13 +465,25 @@ impl StateCodec {
         self.check_times(&claims, now)?;
         if let Some(guard) = &self.replay {
             guard
-                .consume(claims.flow_id(), claims.round(), claims.expires_at(), now)
+                .consume(
+                    claims.flow_id(),
+                    claims.round(),
+                    self.retain_until(&claims)?,
+                    now,
+                )
                 .map_err(|error| match error {
                     ReplayError::Replayed => StateError::Replayed,
                     other => StateError::ReplayGuard(other),
                 })?;
         }
         Ok(claims)
+    }
+
+    /// How long a replay guard must remember the token: its expiry plus the
+    /// skew. An instance whose clock runs up to the skew behind the one that
+    /// consumed it still opens the token until then.
+    fn retain_until<A>(&self, claims: &Claims<A>) -> Result<OffsetDateTime, StateError> {
+        checked_add(claims.expires_at(), self.policy.skew).ok_or(StateError::BadClaims)
     }
 
     fn check_times<A>(&self, claims: &Claims<A>, now: OffsetDateTime) -> Result<(), StateError> {

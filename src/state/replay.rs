@@ -19,9 +19,18 @@ use crate::state::claims::FlowId;
 /// checked out. It must be atomic: of two concurrent calls with the same flow
 /// id and round, exactly one succeeds. When the guard cannot tell (its store
 /// is down or full), it must fail closed with an error, never accept.
+///
+/// The codec passes `retain_until`, the token's expiry plus its policy's
+/// [`skew`](crate::Policy::skew): an instance whose clock runs up to the skew
+/// behind the one that consumed the token still opens it until then, so the
+/// entry must live at least that long. (Before 0.1 was released this argument
+/// was the bare expiry; implementations that stored it unchanged forgot
+/// entries up to one skew too early.)
 pub trait ReplayGuard: Send + Sync + fmt::Debug {
-    /// Marks (flow id, round) as used until `expires_at`, after which the token
-    /// no longer opens anyway and the entry may be forgotten.
+    /// Marks (flow id, round) as used until `retain_until`, after which no
+    /// instance within the skew opens the token and the entry may be
+    /// forgotten. `now` is the caller's clock, which may differ from other
+    /// callers' and may step backwards.
     ///
     /// # Errors
     ///
@@ -32,7 +41,7 @@ pub trait ReplayGuard: Send + Sync + fmt::Debug {
         &self,
         flow_id: FlowId,
         round: u32,
-        expires_at: OffsetDateTime,
+        retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError>;
 }
@@ -69,11 +78,20 @@ impl std::error::Error for ReplayError {}
 
 /// A bounded replay guard for one process.
 ///
-/// Entries are kept until their token expires. When `capacity` entries are
-/// live, a new token is refused with [`ReplayError::Full`]: the guard never
-/// makes room by forgetting a live entry, which would let that token replay.
-/// Size it for the tokens one TTL can mint: at 100 rounds a second and the
-/// default 10-minute TTL, 60,000 entries.
+/// Entries are kept until their retention time (the token's expiry plus the
+/// skew) has passed by the latest clock reading the guard has seen. The
+/// guard never moves that reading backwards: a caller whose clock runs
+/// behind, or a clock stepped back, cannot make it forget, and a caller whose
+/// clock runs ahead cannot sweep an entry between another caller's time check
+/// and its insert. A token whose retention has already passed by that
+/// reading is refused as [`ReplayError::Replayed`]: the guard may have
+/// forgotten its use. The check and the insert happen under one lock.
+///
+/// When `capacity` entries are live, a new token is refused with
+/// [`ReplayError::Full`]: the guard never makes room by forgetting a live
+/// entry, which would let that token replay. Size it for the tokens one TTL
+/// plus the skew can mint: at 100 rounds a second, the default 10-minute TTL
+/// and 60-second skew, 66,000 entries.
 ///
 /// Several server instances need one shared guard instead (a store with an
 /// atomic "set if absent with expiry").
@@ -102,10 +120,14 @@ pub struct MemoryReplayGuard {
     inner: Mutex<Entries>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Entries {
+    /// (flow id, round) -> retention, in Unix seconds.
     live: HashMap<(FlowId, u32), i64>,
-    by_expiry: BinaryHeap<Reverse<(i64, FlowId, u32)>>,
+    by_retention: BinaryHeap<Reverse<(i64, FlowId, u32)>>,
+    /// The latest `now` any caller passed, in Unix seconds: entries whose
+    /// retention is not after it may be gone.
+    high_water: i64,
 }
 
 impl MemoryReplayGuard {
@@ -113,7 +135,11 @@ impl MemoryReplayGuard {
     pub fn new(capacity: usize) -> Self {
         Self {
             capacity,
-            inner: Mutex::new(Entries::default()),
+            inner: Mutex::new(Entries {
+                live: HashMap::new(),
+                by_retention: BinaryHeap::new(),
+                high_water: i64::MIN,
+            }),
         }
     }
 
@@ -122,8 +148,8 @@ impl MemoryReplayGuard {
         self.capacity
     }
 
-    /// The number of entries held now, expired ones included until the next
-    /// `consume` sweeps them.
+    /// The number of entries held now, those past their retention included
+    /// until the next `consume` sweeps them.
     pub fn len(&self) -> usize {
         self.lock().live.len()
     }
@@ -135,8 +161,25 @@ impl MemoryReplayGuard {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
         // A panic elsewhere while holding the lock leaves the maps consistent:
-        // every mutation below is a single insert or remove.
+        // every mutation below is a single insert, remove or max.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Entries {
+    /// Moves the high-water clock forward to `now` (never back) and forgets
+    /// the entries whose retention it has reached.
+    fn sweep(&mut self, now: i64) {
+        self.high_water = self.high_water.max(now);
+        while let Some(Reverse((retention, id, r))) = self.by_retention.peek().copied() {
+            if retention > self.high_water {
+                break;
+            }
+            self.by_retention.pop();
+            if self.live.get(&(id, r)) == Some(&retention) {
+                self.live.remove(&(id, r));
+            }
+        }
     }
 }
 
@@ -145,33 +188,26 @@ impl ReplayGuard for MemoryReplayGuard {
         &self,
         flow_id: FlowId,
         round: u32,
-        expires_at: OffsetDateTime,
+        retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
-        let now = now.unix_timestamp();
+        let retention = retain_until.unix_timestamp();
         let mut entries = self.lock();
-        let Entries { live, by_expiry } = &mut *entries;
-        // Sweep what has expired; those tokens no longer open.
-        while let Some(Reverse((expiry, id, r))) = by_expiry.peek().copied() {
-            if expiry > now {
-                break;
-            }
-            by_expiry.pop();
-            if live.get(&(id, r)) == Some(&expiry) {
-                live.remove(&(id, r));
-            }
-        }
-        if live.contains_key(&(flow_id, round)) {
+        entries.sweep(now.unix_timestamp());
+        // Past its retention by the latest clock seen, the pair may have been
+        // swept already: its absence proves nothing.
+        if retention <= entries.high_water || entries.live.contains_key(&(flow_id, round)) {
             return Err(ReplayError::Replayed);
         }
-        if live.len() >= self.capacity {
+        if entries.live.len() >= self.capacity {
             return Err(ReplayError::Full {
                 capacity: self.capacity,
             });
         }
-        let expiry = expires_at.unix_timestamp();
-        live.insert((flow_id, round), expiry);
-        by_expiry.push(Reverse((expiry, flow_id, round)));
+        entries.live.insert((flow_id, round), retention);
+        entries
+            .by_retention
+            .push(Reverse((retention, flow_id, round)));
         Ok(())
     }
 }
@@ -225,7 +261,7 @@ mod tests {
     }
 
     #[test]
-    fn expired_entries_make_room() {
+    fn entries_past_their_retention_make_room() {
         let guard = MemoryReplayGuard::new(1);
         assert_eq!(
             guard.consume(FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
@@ -236,12 +272,36 @@ mod tests {
                 .consume(FlowId::from_bytes([1; 16]), 1, at(20), at(9))
                 .is_err()
         );
-        // At its expiry the first entry is swept and the new one fits.
+        // At its retention the first entry is swept and the new one fits.
         assert_eq!(
             guard.consume(FlowId::from_bytes([1; 16]), 1, at(20), at(10)),
             Ok(())
         );
         assert_eq!(guard.len(), 1);
+    }
+
+    #[test]
+    fn an_earlier_clock_neither_sweeps_nor_reopens() {
+        let guard = MemoryReplayGuard::new(10);
+        let flow = FlowId::from_bytes([1; 16]);
+        assert_eq!(guard.consume(flow, 1, at(100), at(0)), Ok(()));
+        // A later clock moves the high-water mark to +50; an earlier one
+        // afterwards does not move it back.
+        let other = FlowId::from_bytes([2; 16]);
+        assert_eq!(guard.consume(other, 1, at(200), at(50)), Ok(()));
+        assert_eq!(
+            guard.consume(flow, 1, at(100), at(1)),
+            Err(ReplayError::Replayed)
+        );
+        // Swept at +100 by the latest clock, the pair stays refused for an
+        // earlier clock: its retention has passed.
+        assert_eq!(guard.consume(other, 2, at(300), at(100)), Ok(()));
+        assert_eq!(guard.len(), 2, "the first entry was swept");
+        assert_eq!(
+            guard.consume(flow, 1, at(100), at(2)),
+            Err(ReplayError::Replayed)
+        );
+        assert_eq!(guard.len(), 2, "and not inserted again");
     }
 
     #[test]
