@@ -14,6 +14,13 @@
 //! - parsed strictly ([`screen_body`]): duplicate keys, lone surrogates,
 //!   trailing data, nesting deeper than [`Limits::max_depth`], invalid UTF-8
 //!   are refused with HTTP 400 and [`RpcError::parse_error`] (`-32700`);
+//! - for `tools/call`, `prompts/get` and `resources/read`, checked for
+//!   retry fields `rmcp`'s types would misread: a `requestState` that is
+//!   not a string (`null` included) gets
+//!   [`RpcError::invalid_request_state`], a malformed `inputResponses`
+//!   (`null` included) [`RpcError::invalid_input_responses`] (`-32602`,
+//!   HTTP 200, as the handler would answer). Without this, `rmcp` reads
+//!   `"requestState": null` as no state and starts the flow over;
 //! - optionally ([`ScreenLayer::with_header_check`]) checked against its
 //!   `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers
 //!   ([`HeaderCheck`]; HTTP 400, `-32020`). `rmcp` makes the same checks
@@ -51,14 +58,15 @@ use std::task::{Context, Poll};
 
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::{HeaderCheck, Limits, RpcError, screen_body};
+use crate::wire::retry_fields;
+use crate::{HeaderCheck, Limits, Method, RpcError, screen_body};
 
 /// The body a screened service receives, and the body of its responses:
 /// the buffered, screened bytes or a refusal ([`Either::Left`]), or the
@@ -153,7 +161,7 @@ where
         let mut inner = std::mem::replace(&mut self.inner, fresh);
         let config = Arc::clone(&self.config);
         Box::pin(async move {
-            if request.method() != Method::POST {
+            if request.method() != http::Method::POST {
                 let response = inner.call(request.map(Either::Right)).await?;
                 return Ok(response.map(Either::Right));
             }
@@ -185,6 +193,9 @@ where
         .map_err(|error| (Value::Null, error))?;
     let value = screen_body(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
     let id = || value.get("id").cloned().unwrap_or(Value::Null);
+    if let Some(params) = retry_params(&value) {
+        retry_fields(params).map_err(|error| (id(), error))?;
+    }
     if let Some(check) = &config.headers {
         let pairs: Vec<(&str, String)> = headers
             .iter()
@@ -198,6 +209,14 @@ where
             .map_err(|error| (id(), error))?;
     }
     Ok(bytes)
+}
+
+/// The params of a `tools/call`, `prompts/get` or `resources/read` (the
+/// calls that carry `requestState` and `inputResponses`).
+fn retry_params(body: &Value) -> Option<&Map<String, Value>> {
+    let method = body.get("method").and_then(Value::as_str)?;
+    Method::from_name(method)?;
+    body.get("params").and_then(Value::as_object)
 }
 
 /// The whole body, if it fits in `max` bytes.

@@ -302,3 +302,41 @@ fn header_check_is_opt_in_and_answers_with_the_request_id() {
     assert_eq!(reply.status, StatusCode::ACCEPTED);
     assert_eq!(recorder.seen.lock().unwrap().len(), 1);
 }
+
+#[test]
+fn null_retry_fields_are_refused_on_the_three_retry_methods() {
+    for (method, params, code) in [
+        (
+            "prompts/get",
+            json!({"name": "p", "inputResponses": null}),
+            Some(-32602),
+        ),
+        (
+            "resources/read",
+            json!({"uri": "file:///a", "requestState": null}),
+            Some(-32602),
+        ),
+        (
+            "tools/call",
+            json!({"name": "t", "requestState": 7}),
+            Some(-32602),
+        ),
+        // Not a call that retries: the service behind decides.
+        ("tools/list", json!({"requestState": null}), None),
+        (
+            "tools/call",
+            json!({"name": "t", "requestState": "s", "inputResponses": {}}),
+            None,
+        ),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": "r-1", "method": method, "params": params});
+        let recorder = Recorder::default();
+        let reply = send(&ScreenLayer::new(), &recorder, post(body.to_string()));
+        match code {
+            Some(code) => {
+                refused(&reply, &recorder, 200, code, &json!("r-1"));
+            }
+            None => assert_eq!(reply.status, StatusCode::ACCEPTED, "{body}"),
+        }
+    }
+}
