@@ -299,6 +299,10 @@ pub fn resource_response(
 
 /// Our [`InputRequiredResult`] as `rmcp`'s.
 ///
+/// `rmcp` 3.11's type serializes a URL-mode ask with `"elicitationId": ""`,
+/// a field MCP 2026-07-28 removed (its schema still admits extra members);
+/// this crate never sets one.
+///
 /// # Errors
 ///
 /// An internal error if `rmcp` cannot represent it (it represents every

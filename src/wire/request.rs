@@ -209,6 +209,11 @@ pub enum ElicitRequest {
     },
     /// URL mode: the client opens `url` (with consent) for an out-of-band
     /// interaction, such as entering a secret that must not pass through it.
+    ///
+    /// There is no `elicitationId`: MCP 2026-07-28 removed it (with
+    /// `notifications/elicitation/complete`). To correlate the page with the
+    /// flow, carry your own identifier in the state
+    /// ([`Round::set_app`](crate::Round::set_app)).
     Url {
         /// What the user is asked.
         message: String,
