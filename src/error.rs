@@ -207,14 +207,36 @@ impl RpcError {
         )
     }
 
+    /// `-32600`: the request body is longer than the server reads
+    /// (`max_bytes`); sent with HTTP 413 (Content Too Large) before any of it
+    /// is parsed.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    /// use serde_json::json;
+    ///
+    /// let error = RpcError::body_too_large(1024);
+    /// assert_eq!((error.code(), error.http_status()), (-32600, 413));
+    /// assert_eq!(error.data(), Some(&json!({"maxBytes": 1024})));
+    /// ```
+    pub fn body_too_large(max_bytes: usize) -> Self {
+        Self::new(
+            Self::INVALID_REQUEST,
+            "Request body too large",
+            Some(json!({"maxBytes": max_bytes})),
+            413,
+        )
+    }
+
     /// `-32603`: the server failed; nothing about why is sent.
     pub fn internal_error() -> Self {
         Self::new(Self::INTERNAL_ERROR, "Internal error", None, 200)
     }
 
     /// The HTTP status to send this error with on Streamable HTTP: 400 for
-    /// header, capability, version and `_meta` errors (the spec's MUSTs), 200
-    /// otherwise.
+    /// header, capability, version and `_meta` errors (the spec's MUSTs) and
+    /// for a body that is not acceptable JSON or not a request, 413 for a
+    /// body over the size cap, 200 otherwise.
     pub fn http_status(&self) -> u16 {
         self.status
     }

@@ -117,6 +117,8 @@ mod wire;
 
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
+#[cfg(feature = "tower")]
+pub mod tower;
 
 /// The README's examples run as doctests.
 #[cfg(doctest)]

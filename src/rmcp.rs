@@ -19,10 +19,12 @@
 //!   `inputResponses` or `requestState` does not fit `rmcp`'s types falls
 //!   through to `on_custom_request`, whose default answers `-32601` (HTTP
 //!   404). Return this from your `on_custom_request` to answer `-32602`;
-//! - duplicate JSON keys: `rmcp` parses bodies with `serde_json`, which keeps
-//!   the last of two equal keys. Screen the raw body with
-//!   [`screen_body`](crate::screen_body) in front of `rmcp` (the examples do
-//!   it in an axum middleware).
+//! - what `rmcp`'s parse cannot see: `serde_json` keeps the last of two
+//!   equal keys, and `rmcp`'s `Option` fields read `"requestState": null`
+//!   or `"inputResponses": null` as absent, which would start the flow over.
+//!   Put `mrtr_guard::tower::ScreenLayer` (feature `tower`) in front of
+//!   `rmcp`'s `StreamableHttpService`: it refuses such bodies before `rmcp`
+//!   parses them (the examples do).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -75,7 +77,7 @@ use crate::RpcError;
 use crate::runtime::{Call, Flow, Opened, Response, Round, Stop};
 use crate::state::Method;
 use crate::wire::{
-    CallParams, ClientCapabilities, InputRequiredResult, InputResponses, RequestMeta,
+    CallParams, ClientCapabilities, InputRequiredResult, InputResponses, RequestMeta, retry_fields,
 };
 
 /// Derives the principal from a request's HTTP parts (headers, and
@@ -327,6 +329,10 @@ pub fn resource_response(
 
 /// Our [`InputRequiredResult`] as `rmcp`'s.
 ///
+/// `rmcp` 3.11's type serializes a URL-mode ask with `"elicitationId": ""`,
+/// a field MCP 2026-07-28 removed (its schema still admits extra members);
+/// this crate never sets one.
+///
 /// # Errors
 ///
 /// An internal error if `rmcp` cannot represent it (it represents every
@@ -369,12 +375,7 @@ pub fn custom_request_error(request: &CustomRequest) -> ErrorData {
         return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method.clone(), None);
     };
     let params = request.params.clone().unwrap_or(Value::Null);
-    if params.get("requestState").is_some_and(|s| !s.is_string()) {
-        return error_data(RpcError::invalid_request_state());
-    }
-    if let Some(responses) = params.get("inputResponses")
-        && let Err(error) = InputResponses::from_json(responses)
-    {
+    if let Some(Err(error)) = params.as_object().map(retry_fields) {
         return error_data(error);
     }
     match CallParams::from_json(method, &params) {

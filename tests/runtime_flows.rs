@@ -441,10 +441,69 @@ fn client_without_elicitation() {
     assert_eq!(error.http_status(), 400);
     assert_eq!(
         error.data(),
-        Some(&json!({"requiredCapabilities": {"elicitation": {}}}))
+        Some(&json!({"requiredCapabilities": {"elicitation": {"form": {}}}}))
     );
     no_caps.tool = "signup";
     assert_eq!(run(&h.flow, &no_caps).unwrap_err(), error);
+}
+
+/// A `-32021` names what the unsent asks need, precisely enough that the
+/// client's own declaration does not already cover it.
+#[test]
+fn missing_capability_names_the_sub_capability() {
+    let h = harness();
+    let name = Form::builder("Name?")
+        .field(Field::string("name").required())
+        .build()
+        .unwrap();
+    let context =
+        SamplingRequest::user_text("Summarise", 50).param("includeContext", json!("thisServer"));
+    let tools_and_context = context.clone().param("tools", json!([]));
+    let none = SamplingRequest::user_text("Summarise", 50).param("includeContext", json!("none"));
+    let cases: [(ClientCapabilities, Option<&SamplingRequest>, Value); 4] = [
+        // URL-only elicitation: a form needs `elicitation.form`.
+        (
+            ClientCapabilities::none().with_elicitation_url(),
+            None,
+            json!({"elicitation": {"form": {}}}),
+        ),
+        (
+            ClientCapabilities::none().with_sampling(),
+            Some(&context),
+            json!({"sampling": {"context": {}}}),
+        ),
+        (
+            ClientCapabilities::none().with_sampling(),
+            Some(&tools_and_context),
+            json!({"sampling": {"tools": {}, "context": {}}}),
+        ),
+        (
+            ClientCapabilities::none(),
+            Some(&none),
+            json!({"sampling": {}}),
+        ),
+    ];
+    for (caps, sampling, required) in cases {
+        let mut r = req("ada", "t");
+        r.caps = caps.clone();
+        let error = h
+            .flow
+            .run(r.call().unwrap(), |round| {
+                match sampling {
+                    Some(sampling) => assert_eq!(round.sample("s", sampling), Reply::Unsupported),
+                    None => assert_eq!(round.form("f", &name), Reply::Unsupported),
+                }
+                Err::<String, _>(Stop::Ask)
+            })
+            .unwrap_err();
+        assert_eq!((error.code(), error.http_status()), (-32021, 400));
+        assert_eq!(
+            error.data(),
+            Some(&json!({"requiredCapabilities": required}))
+        );
+        let named = ClientCapabilities::from_json(&required).unwrap();
+        assert!(!caps.covers(&named), "{required} is already declared");
+    }
 }
 
 #[test]

@@ -1,21 +1,15 @@
-//! What both example servers share: port and key from the environment, a
-//! strict-body layer in front of `rmcp`, stateless Streamable HTTP on
-//! 127.0.0.1.
+//! What both example servers share: port and key from the environment, and
+//! stateless Streamable HTTP on 127.0.0.1 behind the library's
+//! `ScreenLayer`.
 
 use std::sync::Arc;
 
-use axum::body::Body;
-use axum::extract::Request;
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
-use mrtr_guard::{Limits, MasterKey, screen_body};
+use mrtr_guard::MasterKey;
+use mrtr_guard::tower::ScreenLayer;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use serde_json::json;
-
-/// The largest request body accepted, in bytes.
-const MAX_BODY: usize = 1024 * 1024;
+use tower_layer::Layer;
 
 /// The port from `--port N`, else `PORT`, else `default`.
 pub(crate) fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
@@ -49,36 +43,8 @@ pub(crate) fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
     }
 }
 
-/// Refuses bodies `rmcp` would misread: duplicate keys (serde_json keeps the
-/// last), trailing data, lone surrogates, excessive depth or size.
-async fn strict_body(request: Request, next: Next) -> Response {
-    let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY).await else {
-        return (
-            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
-            "request body too large",
-        )
-            .into_response();
-    };
-    if parts.method == axum::http::Method::POST
-        && let Err(error) = screen_body(&bytes, &Limits::default())
-    {
-        let status = axum::http::StatusCode::from_u16(error.http_status())
-            .unwrap_or(axum::http::StatusCode::BAD_REQUEST);
-        let body = json!({"jsonrpc": "2.0", "id": null, "error": error.to_json()});
-        return (
-            status,
-            [(axum::http::header::CONTENT_TYPE, "application/json")],
-            body.to_string(),
-        )
-            .into_response();
-    }
-    next.run(Request::from_parts(parts, Body::from(bytes)))
-        .await
-}
-
-/// `handler` at `/mcp`, stateless Streamable HTTP behind the strict-body
-/// layer: the app `serve` runs (tests serve it on their own listener).
+/// `handler` at `/mcp`, stateless Streamable HTTP behind the library's
+/// `ScreenLayer`: the app `serve` runs (tests serve it on their own listener).
 pub(crate) fn router<H>(handler: H) -> axum::Router
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
@@ -91,9 +57,9 @@ where
         Arc::new(NeverSessionManager::default()),
         config,
     );
-    axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn(strict_body))
+    // Bodies rmcp would misread (duplicate keys, lone surrogates, null retry
+    // fields, over 1 MiB or 32 levels deep) are refused before it parses them.
+    axum::Router::new().nest_service("/mcp", ScreenLayer::new().layer(service))
 }
 
 /// Serves `handler` at `http://127.0.0.1:{port}/mcp`, statelessly, until

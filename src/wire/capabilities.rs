@@ -120,10 +120,14 @@ impl ClientCapabilities {
         covers(&self.0, &required.0)
     }
 
-    /// Adds `elicitation: {}` (form mode).
+    /// Adds `elicitation: {"form": {}}` (form mode). Naming the mode keeps
+    /// it when URL mode is added too, and lets a `requiredCapabilities` tell
+    /// a URL-only client what it lacks.
     #[must_use]
     pub fn with_elicitation_form(mut self) -> Self {
-        self.object("elicitation");
+        if let Some(elicitation) = self.object("elicitation") {
+            elicitation.insert("form".into(), Value::Object(Map::new()));
+        }
         self
     }
 
@@ -148,6 +152,16 @@ impl ClientCapabilities {
     pub fn with_sampling_tools(mut self) -> Self {
         if let Some(sampling) = self.object("sampling") {
             sampling.insert("tools".into(), Value::Object(Map::new()));
+        }
+        self
+    }
+
+    /// Adds `sampling: {"context": {}}` (`includeContext` other than
+    /// `"none"`).
+    #[must_use]
+    pub fn with_sampling_context(mut self) -> Self {
+        if let Some(sampling) = self.object("sampling") {
+            sampling.insert("context".into(), Value::Object(Map::new()));
         }
         self
     }
@@ -231,6 +245,25 @@ mod tests {
         assert!(plain.sampling() && !plain.sampling_tools() && !plain.sampling_context());
         let full = caps(json!({"sampling": {"tools": {}, "context": {}}}));
         assert!(full.sampling_tools() && full.sampling_context());
+    }
+
+    #[test]
+    fn builders_keep_both_elicitation_modes() {
+        for caps in [
+            ClientCapabilities::none()
+                .with_elicitation_form()
+                .with_elicitation_url(),
+            ClientCapabilities::none()
+                .with_elicitation_url()
+                .with_elicitation_form(),
+        ] {
+            assert!(
+                caps.elicitation_form() && caps.elicitation_url(),
+                "{caps:?}"
+            );
+        }
+        let context = ClientCapabilities::none().with_sampling_context();
+        assert!(context.sampling_context() && !context.sampling_tools());
     }
 
     #[test]

@@ -15,6 +15,8 @@ mod result;
 
 pub use capabilities::ClientCapabilities;
 pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
+#[cfg(any(feature = "rmcp", feature = "tower"))]
+pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};
 pub use request::{ElicitRequest, InputRequest, InputRequests, RootsRequest, SamplingRequest};
 pub use response::{

@@ -146,15 +146,7 @@ impl CallParams {
                 ));
             }
         };
-        let input_responses = object
-            .get("inputResponses")
-            .map(InputResponses::from_json)
-            .transpose()?;
-        let request_state = match object.get("requestState") {
-            None => None,
-            Some(Value::String(state)) => Some(state.clone()),
-            Some(_) => return Err(RpcError::invalid_request_state()),
-        };
+        let (input_responses, request_state) = retry_fields(object)?;
         Ok(Self {
             method,
             target: target.to_owned(),
@@ -236,6 +228,31 @@ impl CallParams {
     }
 }
 
+/// The retry fields of a call's params, read strictly: `requestState` must be
+/// a string and `inputResponses` a well-formed map wherever they appear.
+/// `null` is neither: a client with nothing to send leaves the field out,
+/// and a `null` must not start the flow over as absence would.
+///
+/// # Errors
+///
+/// [`RpcError::invalid_request_state`] for a `requestState` that is not a
+/// string (checked first); [`RpcError::invalid_input_responses`] for a
+/// malformed `inputResponses`.
+pub(crate) fn retry_fields(
+    params: &Map<String, Value>,
+) -> Result<(Option<InputResponses>, Option<String>), RpcError> {
+    let request_state = match params.get("requestState") {
+        None => None,
+        Some(Value::String(state)) => Some(state.clone()),
+        Some(_) => return Err(RpcError::invalid_request_state()),
+    };
+    let input_responses = params
+        .get("inputResponses")
+        .map(InputResponses::from_json)
+        .transpose()?;
+    Ok((input_responses, request_state))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -287,6 +304,10 @@ mod tests {
         assert_eq!(
             tool(json!({"name": "t", "inputResponses": null, "_meta": meta()})).unwrap_err(),
             RpcError::invalid_input_responses()
+        );
+        assert_eq!(
+            tool(json!({"name": "t", "requestState": null, "_meta": meta()})).unwrap_err(),
+            RpcError::invalid_request_state()
         );
         assert!(tool(json!([])).is_err());
     }

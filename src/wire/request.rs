@@ -57,15 +57,26 @@ impl InputRequest {
         }
     }
 
-    /// The capabilities a client must declare to receive this request.
+    /// The capabilities a client must declare to receive this request, down
+    /// to the sub-capability: `elicitation.form` or `elicitation.url`, and
+    /// `sampling.tools` / `sampling.context` when the sampling request uses
+    /// tools or an `includeContext` other than `"none"`.
     #[must_use]
     pub fn required_capabilities(&self) -> ClientCapabilities {
         let none = ClientCapabilities::none();
         match self {
             Self::Elicitation(ElicitRequest::Form { .. }) => none.with_elicitation_form(),
             Self::Elicitation(ElicitRequest::Url { .. }) => none.with_elicitation_url(),
-            Self::Sampling(sampling) if sampling.uses_tools() => none.with_sampling_tools(),
-            Self::Sampling(_) => none.with_sampling(),
+            Self::Sampling(sampling) => {
+                let mut caps = none.with_sampling();
+                if sampling.uses_tools() {
+                    caps = caps.with_sampling_tools();
+                }
+                if sampling.uses_context() {
+                    caps = caps.with_sampling_context();
+                }
+                caps
+            }
             Self::Roots(_) => none.with_roots(),
         }
     }
@@ -198,6 +209,11 @@ pub enum ElicitRequest {
     },
     /// URL mode: the client opens `url` (with consent) for an out-of-band
     /// interaction, such as entering a secret that must not pass through it.
+    ///
+    /// There is no `elicitationId`: MCP 2026-07-28 removed it (with
+    /// `notifications/elicitation/complete`). To correlate the page with the
+    /// flow, carry your own identifier in the state
+    /// ([`Round::set_app`](crate::Round::set_app)).
     Url {
         /// What the user is asked.
         message: String,
@@ -376,5 +392,15 @@ mod tests {
             SamplingRequest::user_text("q", 1).param("includeContext", json!("thisServer")),
         );
         assert!(!context.allowed_by(&ClientCapabilities::none().with_sampling()));
+        assert_eq!(
+            context.required_capabilities().to_json(),
+            json!({"sampling": {"context": {}}})
+        );
+        assert!(context.allowed_by(&context.required_capabilities()));
+        let form = InputRequest::Elicitation(ElicitRequest::form("m", json!({})));
+        assert_eq!(
+            form.required_capabilities().to_json(),
+            json!({"elicitation": {"form": {}}})
+        );
     }
 }

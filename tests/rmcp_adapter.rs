@@ -1,0 +1,259 @@
+//! The `rmcp` adapter on the wire, in process: `rmcp`'s stateless
+//! `StreamableHttpService` behind `ScreenLayer`, as the example servers run
+//! it, called with HTTP requests and no network.
+
+#![cfg(feature = "examples")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a panic is a failing test"
+)]
+
+use std::sync::{Arc, LazyLock};
+
+use bytes::Bytes;
+use http::{Request, StatusCode};
+use http_body_util::{BodyExt, Full};
+use mrtr_guard::rmcp::{RmcpFlow, custom_request_error, tool_response};
+use mrtr_guard::tower::ScreenLayer;
+use mrtr_guard::{
+    ElicitRequest, Field, Flow, Form, InputRequest, KeyRing, MasterKey, Reply, RpcError,
+    SamplingRequest, StateCodec, Stop,
+};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData, ServerHandler};
+use serde_json::{Value, json};
+use tower_layer::Layer;
+use tower_service::Service;
+
+const URL: &str = "https://mcp.example.com/ui/set_api_key";
+const URL_MESSAGE: &str = "Please provide your API key to continue.";
+
+static NAME: LazyLock<Form> = LazyLock::new(|| {
+    Form::builder("Name?")
+        .field(Field::string("name").required())
+        .build()
+        .unwrap()
+});
+
+fn with_context() -> SamplingRequest {
+    SamplingRequest::user_text("Summarise this server's files", 50)
+        .param("includeContext", json!("thisServer"))
+}
+
+fn text(text: &str) -> CallToolResult {
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+#[derive(Clone)]
+struct Tools {
+    flow: RmcpFlow,
+}
+
+impl ServerHandler for Tools {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let mut round = self.flow.tool_round(&params, &cx).await?;
+        let result = match round.target() {
+            "form" => round.require("name", &NAME).map(|_| text("named")),
+            "url" => match round.url("api_key", URL_MESSAGE, URL) {
+                Reply::Accepted(()) => Ok(text("consented")),
+                _ => Err(Stop::Ask),
+            },
+            "context" => match round.sample("summary", &with_context()) {
+                Reply::Accepted(_) => Ok(text("sampled")),
+                _ => Err(Stop::Ask),
+            },
+            _ => Err(Stop::Failed(RpcError::invalid_params("unknown tool"))),
+        };
+        tool_response(round, result)
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(custom_request_error(&request))
+    }
+}
+
+/// What the example servers serve: rmcp stateless, JSON responses, screened.
+fn server() -> impl Service<
+    Request<Full<Bytes>>,
+    Response = http::Response<impl http_body::Body<Data = Bytes, Error: std::fmt::Debug>>,
+    Error = std::convert::Infallible,
+> + Clone {
+    let codec = StateCodec::builder(
+        "http://127.0.0.1/mcp",
+        KeyRing::new(MasterKey::from_bytes(&[5; 32]).unwrap()),
+    )
+    .allow_anonymous()
+    .build()
+    .unwrap();
+    let tools = Tools {
+        flow: RmcpFlow::anonymous(Flow::new(codec)),
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let mcp = StreamableHttpService::new(
+        move || Ok(tools.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    ScreenLayer::new().layer(mcp)
+}
+
+/// POSTs `body` as a 2026-07-28 client would; the status and the JSON reply.
+async fn post(name: &str, body: Vec<u8>) -> (StatusCode, Value) {
+    let request = Request::post("http://127.0.0.1/mcp")
+        .header("host", "127.0.0.1")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", name)
+        .body(Full::new(Bytes::from(body)))
+        .unwrap();
+    let mut service = server();
+    std::future::poll_fn(|cx| service.poll_ready(cx))
+        .await
+        .unwrap();
+    let response = service.call(request).await.unwrap();
+    let status = response.status();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let json = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| panic!("not JSON ({status}): {}", String::from_utf8_lossy(&bytes)));
+    (status, json)
+}
+
+/// A `tools/call` of `name` with these capabilities and extra params.
+async fn call(name: &str, caps: Value, extra: Value) -> (StatusCode, Value) {
+    let mut params = json!({"name": name, "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": caps}});
+    for (key, value) in extra.as_object().unwrap() {
+        params[key] = value.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params});
+    post(name, body.to_string().into_bytes()).await
+}
+
+fn form_caps() -> Value {
+    json!({"elicitation": {}})
+}
+
+// ---- null is an invalid value, not absence ------------------------------------------
+
+#[tokio::test]
+async fn null_retry_fields_are_invalid_params() {
+    // Without the fields the call starts a flow ...
+    let (status, fresh) = call("form", form_caps(), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(fresh["result"]["resultType"], "input_required");
+    // ... with either of them null it is refused, never started over.
+    for (extra, expected) in [
+        (
+            json!({"requestState": null}),
+            RpcError::invalid_request_state(),
+        ),
+        (
+            json!({"inputResponses": null}),
+            RpcError::invalid_input_responses(),
+        ),
+        (
+            json!({"inputResponses": {"name": {"action": "accept", "content": {"name": "Ada"}}},
+                   "requestState": null}),
+            RpcError::invalid_request_state(),
+        ),
+    ] {
+        let (status, reply) = call("form", form_caps(), extra.clone()).await;
+        assert_eq!(reply["error"], expected.to_json(), "{extra}");
+        assert_eq!(reply["id"], 3, "{extra}");
+        assert_eq!(status.as_u16(), expected.http_status(), "{extra}");
+        assert!(reply.get("result").is_none(), "{extra}");
+    }
+}
+
+// ---- the screen in front of rmcp -------------------------------------------------------
+
+#[tokio::test]
+async fn rmcp_never_sees_a_duplicate_key() {
+    // serde_json would keep the second name; the screen refuses both.
+    let body = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"form","name":"url","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+    let (status, reply) = post("url", body.to_vec()).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(reply["error"]["code"], -32700);
+    assert_eq!(reply["id"], Value::Null);
+}
+
+// ---- URL mode ---------------------------------------------------------------------------
+
+#[tokio::test]
+async fn url_ask_goes_out_as_the_2026_spec_shapes_it_and_completes() {
+    let caps = json!({"elicitation": {"url": {}}});
+    let (status, first) = call("url", caps.clone(), json!({})).await;
+    assert_eq!(status, StatusCode::OK);
+    let ask = &first["result"]["inputRequests"]["api_key"];
+    // mode, message and url as asked. 2026-07-28 removed `elicitationId`;
+    // rmcp 3.11's type still serializes it, as "" when absent.
+    let mut params = ask["params"].as_object().unwrap().clone();
+    let id = params.remove("elicitationId");
+    assert!(id.is_none() || id == Some(json!("")), "{id:?}");
+    let expected = InputRequest::Elicitation(ElicitRequest::url(URL_MESSAGE, URL)).to_json();
+    assert_eq!(ask["method"], expected["method"]);
+    assert_eq!(Value::Object(params), expected["params"]);
+    // Consent on the retry completes the call.
+    let state = first["result"]["requestState"].clone();
+    let (status, second) = call(
+        "url",
+        caps,
+        json!({"inputResponses": {"api_key": {"action": "accept"}}, "requestState": state}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(second["result"]["content"][0]["text"], "consented");
+}
+
+// ---- -32021 names the sub-capability --------------------------------------------------------
+
+#[tokio::test]
+async fn missing_capability_names_what_the_ask_needs() {
+    for (tool, caps, required) in [
+        (
+            "context",
+            json!({"sampling": {}}),
+            json!({"sampling": {"context": {}}}),
+        ),
+        (
+            "form",
+            json!({"elicitation": {"url": {}}}),
+            json!({"elicitation": {"form": {}}}),
+        ),
+    ] {
+        let (status, reply) = call(tool, caps, json!({})).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{tool}");
+        assert_eq!(reply["error"]["code"], -32021, "{tool}");
+        assert_eq!(
+            reply["error"]["data"],
+            json!({"requiredCapabilities": required}),
+            "{tool}"
+        );
+    }
+}
