@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::validate::Reason;
+use crate::form::report::Reason;
 
 /// Why a form could not be built or a `requestedSchema` could not be parsed.
 ///
@@ -150,6 +150,16 @@ pub enum FormError {
         /// The name.
         field: String,
     },
+}
+
+impl FormError {
+    /// A keyword of property `field` has a value of the wrong shape.
+    pub(crate) fn bad(field: &str, keyword: &'static str) -> Self {
+        Self::BadKeywordValue {
+            field: Some(field.to_owned()),
+            keyword,
+        }
+    }
 }
 
 impl fmt::Display for FormError {

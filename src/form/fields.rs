@@ -2,7 +2,7 @@
 //! [`FieldType`] mapping from Rust types to fields, and the
 //! [`form_fields!`](crate::form_fields) macro that writes the impl.
 
-use super::field::Field;
+use crate::form::field::Field;
 
 /// A type whose fields describe a form.
 ///

@@ -1,16 +1,17 @@
 //! Accepted answers: typed accessors, iteration, JSON, binding.
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use std::ops::Range;
-
-use super::bind::{AnswersDeserializer, BindError};
-use super::check::{Checked, option_value};
-use super::report::Report;
-use crate::form::{Field, Form, number_json};
+use crate::form::bind::{AnswersDeserializer, BindError};
+use crate::form::compiled::Form;
+use crate::form::field::Field;
+use crate::form::kind::options::option_value;
+use crate::form::report::Report;
+use crate::form::value::{AnswerRef, Checked, ref_to_json};
 
 /// The checked answers of an accepted form: only declared fields, each of its
 /// field's type and within its bounds.
@@ -76,22 +77,6 @@ impl Stored {
             Checked::Choices(list) => Self::Choices(list),
         }
     }
-}
-
-/// One answer, borrowed.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AnswerRef<'a> {
-    /// Text, or the value of a single choice.
-    Str(&'a str),
-    /// An integer field.
-    Int(i64),
-    /// A number field.
-    Num(f64),
-    /// A boolean field.
-    Bool(bool),
-    /// The values of a multi-choice, in the order given.
-    Strings(Vec<&'a str>),
 }
 
 /// A typed accessor of [`Answers`] could not give what was asked.
@@ -260,7 +245,7 @@ impl Answers {
     /// A [`BindError`] naming the field that does not fit `T` (missing, wrong
     /// type, unknown to `T` under `deny_unknown_fields`); it never holds the value.
     pub fn bind<'a, T: Deserialize<'a>>(&'a self) -> Result<T, BindError> {
-        T::deserialize(AnswersDeserializer::new(self))
+        T::deserialize(AnswersDeserializer::new(self.iter()))
     }
 
     /// What was stripped or dropped on the way (unknown keys, invalid values
@@ -288,10 +273,12 @@ impl Answers {
             Stored::Int(i) => AnswerRef::Int(*i),
             Stored::Num(n) => AnswerRef::Num(*n),
             Stored::Bool(b) => AnswerRef::Bool(*b),
-            Stored::Choice(i) => AnswerRef::Str(option_value(field, *i)),
-            Stored::Choices(list) => {
-                AnswerRef::Strings(list.iter().map(|i| option_value(field, *i)).collect())
-            }
+            Stored::Choice(i) => AnswerRef::Str(option_value(field.choices(), *i)),
+            Stored::Choices(list) => AnswerRef::Strings(
+                list.iter()
+                    .map(|i| option_value(field.choices(), *i))
+                    .collect(),
+            ),
         }
     }
 
@@ -314,18 +301,6 @@ fn wrong(name: &str, expected: &'static str) -> AnswerError {
     AnswerError::WrongKind {
         field: name.to_owned(),
         expected,
-    }
-}
-
-/// The canonical JSON of one answer (`-0` is `0`, whole numbers on number
-/// fields as integers).
-pub(crate) fn ref_to_json(r: &AnswerRef<'_>) -> Value {
-    match r {
-        AnswerRef::Str(s) => Value::from(*s),
-        AnswerRef::Int(i) => Value::from(*i),
-        AnswerRef::Num(n) => number_json(*n),
-        AnswerRef::Bool(b) => Value::Bool(*b),
-        AnswerRef::Strings(list) => list.iter().map(|s| Value::from(*s)).collect(),
     }
 }
 

@@ -1,22 +1,11 @@
 //! The strict validator: an untrusted `ElicitResult` checked against the
 //! [`Form`] that asked for it.
 
-mod answers;
-mod bind;
-pub(crate) mod check;
-mod format;
-mod report;
-mod strict;
-
 use serde_json::{Map, Value};
 
-pub(crate) use answers::ref_to_json;
-pub use answers::{AnswerError, AnswerRef, Answers};
-pub use bind::{BindError, BindErrorKind};
-pub use report::{Issue, Problem, Reason, Report};
-pub use strict::{JsonError, Limits, parse_strict};
-
-use crate::form::Form;
+use crate::form::answers::{Answers, Stored};
+use crate::form::compiled::Form;
+use crate::form::report::{Problem, Reason, Report};
 
 /// What an answer to a form amounts to.
 #[derive(Debug, Clone, PartialEq)]
@@ -114,8 +103,8 @@ impl Form {
             let (Some(field), Some(slot)) = (fields.get(i), values.get_mut(i)) else {
                 continue;
             };
-            match check::check(field, value) {
-                Ok(v) => *slot = Some(answers::Stored::keep(v, &mut text)),
+            match field.kind.check(value) {
+                Ok(v) => *slot = Some(Stored::keep(v, &mut text)),
                 Err(reason) => report.push_issue(field.name(), reason, field.is_required()),
             }
         }
