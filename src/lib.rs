@@ -148,4 +148,6 @@ pub use form::{
     AnswerError, AnswerRef, Answers, BindError, BindErrorKind, Issue, JsonError, Limits, Outcome,
     Problem, Reason, Report, parse_strict,
 };
-pub use form::{Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format};
+pub use form::{
+    Bound, Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format,
+};

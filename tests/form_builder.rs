@@ -366,3 +366,111 @@ fn metadata_field_from_schema_fragment_and_elicit_params() {
     assert_eq!(form.field("day").map(Field::kind), Some(FieldKind::Date));
     assert_eq!(form.message(), "Pick a day");
 }
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Counters {
+    big: u64,
+    small: i64,
+}
+
+form_fields!(Counters {
+    big: u64,
+    small: i64,
+});
+
+#[test]
+fn u64_fields_take_the_whole_u64_range_and_i64_fields_the_whole_i64_range() {
+    let form = Form::of::<Counters>("Counts")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let answers = accepted(&form, json!({"big": u64::MAX, "small": i64::MIN}));
+    let bound: Counters = answers.bind().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        bound,
+        Counters {
+            big: u64::MAX,
+            small: i64::MIN
+        }
+    );
+    assert_eq!(answers.u64("big"), Ok(u64::MAX));
+    assert!(matches!(
+        answers.i64("big"),
+        Err(AnswerError::OutOfRange { .. })
+    ));
+    assert_eq!(answers.i64("small"), Ok(i64::MIN));
+    // Each type's range is on the wire, and refused past it.
+    let schema = form.requested_schema();
+    assert_eq!(schema["properties"]["big"]["minimum"], json!(0));
+    assert_eq!(schema["properties"]["big"]["maximum"], json!(u64::MAX));
+    assert_eq!(schema["properties"]["small"]["maximum"], json!(i64::MAX));
+    let reason =
+        |content: Value| match form.validate(&json!({"action": "accept", "content": content})) {
+            Outcome::Invalid(report) => report.issues().first().map(|i| i.reason()),
+            other => panic!("not invalid: {other:?}"),
+        };
+    assert_eq!(
+        reason(json!({"big": -1, "small": 0})),
+        Some(Reason::BelowMinimum)
+    );
+    assert_eq!(
+        reason(json!({"big": 0, "small": 9_223_372_036_854_775_808_u64})),
+        Some(Reason::AboveMaximum)
+    );
+    assert_eq!(
+        Form::from_requested_schema("Counts", &schema).as_ref(),
+        Ok(&form),
+        "the emitted u64 and i64 ranges parse back"
+    );
+}
+
+#[test]
+fn fractional_bounds_on_an_integer_field_round_inward() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0.5, "maximum": 10.5}}
+    });
+    let form = Form::from_requested_schema("m", &schema).unwrap_or_else(|e| panic!("{e}"));
+    let built = Form::builder("m")
+        .field(Field::integer("n").minimum(1).maximum(10))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(form, built, "minimum 0.5 is minimum 1, maximum 10.5 is 10");
+    let emitted = form.requested_schema();
+    assert_eq!(emitted["properties"]["n"]["minimum"], json!(1));
+    assert_eq!(emitted["properties"]["n"]["maximum"], json!(10));
+    assert_eq!(Form::from_requested_schema("m", &emitted), Ok(form.clone()));
+    // The builder reads a fractional bound the same way.
+    let from_builder = Form::builder("m")
+        .field(Field::integer("n").minimum(0.5).maximum(10.5))
+        .build();
+    assert_eq!(from_builder, Ok(built));
+    // Negative bounds round inward too.
+    let negative = Form::from_requested_schema(
+        "m",
+        &json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": -2.5, "maximum": -0.5}}}),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let n = &negative.requested_schema()["properties"]["n"];
+    assert_eq!((&n["minimum"], &n["maximum"]), (&json!(-2), &json!(-1)));
+    // Bounds that leave no integer, or lie beyond what an integer field holds, are refused.
+    for (bound, keyword) in [
+        (json!({"minimum": 0.2, "maximum": 0.8}), "minimum"),
+        (json!({"minimum": 1e20}), "minimum"),
+        (json!({"maximum": -1e19}), "maximum"),
+    ] {
+        let mut prop = json!({"type": "integer"});
+        for (k, v) in bound.as_object().into_iter().flatten() {
+            prop[k] = v.clone();
+        }
+        let err =
+            Form::from_requested_schema("m", &json!({"type": "object", "properties": {"n": prop}}))
+                .err();
+        assert!(
+            matches!(
+                &err,
+                Some(FormError::MinAboveMax { .. }) | Some(FormError::BadKeywordValue { .. })
+            ),
+            "{bound}: {err:?} ({keyword})"
+        );
+    }
+}

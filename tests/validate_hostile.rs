@@ -372,9 +372,12 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect, Limits)> {
             d,
         ),
         (
-            "2^63 is beyond i64",
+            "2^63 is within u64",
             acc(r#""n":9223372036854775808"#),
-            Dropped("n", Reason::OutOfRange),
+            Accepted(
+                0,
+                Some(json!({"name":"Ada","n":9_223_372_036_854_775_808_u64})),
+            ),
             d,
         ),
         (
@@ -386,7 +389,55 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect, Limits)> {
         (
             "u64::MAX",
             acc(r#""n":18446744073709551615"#),
+            Accepted(0, Some(json!({"name":"Ada","n":u64::MAX}))),
+            d,
+        ),
+        (
+            "2^64 is beyond u64",
+            acc(r#""n":18446744073709551616"#),
             Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^52 + 1.5 in float syntax is not read as 2^52 + 2",
+            acc(r#""n":4503599627370497.5"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "-(2^52 + 1.5) in float syntax",
+            acc(r#""n":-4503599627370497.5"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^53 in float syntax",
+            acc(r#""n":9007199254740992.0"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^52 in float syntax",
+            acc(r#""n":4503599627370496.0"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^52 - 0.5 in float syntax is a fraction",
+            acc(r#""n":4503599627370495.5"#),
+            Dropped("n", Reason::NotAnInteger),
+            d,
+        ),
+        (
+            "2^52 - 1 in float syntax is whole",
+            acc(r#""n":4503599627370495.0"#),
+            Accepted(0, Some(json!({"name":"Ada","n":4_503_599_627_370_495_i64}))),
+            d,
+        ),
+        (
+            "2^53 + 1 in integer syntax is exact",
+            acc(r#""n":9007199254740993"#),
+            Accepted(0, Some(json!({"name":"Ada","n":9_007_199_254_740_993_i64}))),
             d,
         ),
         (

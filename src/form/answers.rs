@@ -51,7 +51,7 @@ pub struct Answers {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Stored {
     Text(Range<usize>),
-    Int(i64),
+    Int(i128),
     Num(f64),
     Bool(bool),
     Choice(usize),
@@ -100,6 +100,14 @@ pub enum AnswerError {
         /// What the accessor reads, e.g. `"an integer"`.
         expected: &'static str,
     },
+    /// The integer answer does not fit the accessor's type (e.g. a value
+    /// above `i64::MAX` read with [`Answers::i64`]).
+    OutOfRange {
+        /// The field.
+        field: String,
+        /// The type asked for, e.g. `"i64"`.
+        target: &'static str,
+    },
 }
 
 impl fmt::Display for AnswerError {
@@ -109,6 +117,9 @@ impl fmt::Display for AnswerError {
             Self::Absent { field } => write!(f, "field {field:?} was not answered"),
             Self::WrongKind { field, expected } => {
                 write!(f, "field {field:?} does not hold {expected}")
+            }
+            Self::OutOfRange { field, target } => {
+                write!(f, "field {field:?} holds an integer beyond {target}")
             }
         }
     }
@@ -156,12 +167,33 @@ impl Answers {
         }
     }
 
-    /// An integer field.
+    /// An integer field, as an `i64`.
+    ///
+    /// # Errors
+    ///
+    /// Unknown field, not answered, not an integer field, or a value beyond
+    /// `i64` (an integer field holds up to `u64::MAX`; see [`u64`](Self::u64)).
+    pub fn i64(&self, name: &str) -> Result<i64, AnswerError> {
+        self.int(name)
+            .and_then(|i| i64::try_from(i).map_err(|_| out_of_range(name, "i64")))
+    }
+
+    /// An integer field, as a `u64`.
+    ///
+    /// # Errors
+    ///
+    /// Unknown field, not answered, not an integer field, or a negative value.
+    pub fn u64(&self, name: &str) -> Result<u64, AnswerError> {
+        self.int(name)
+            .and_then(|i| u64::try_from(i).map_err(|_| out_of_range(name, "u64")))
+    }
+
+    /// An integer field, as an `i128` (it holds `i64::MIN..=u64::MAX`).
     ///
     /// # Errors
     ///
     /// Unknown field, not answered, or not an integer field.
-    pub fn i64(&self, name: &str) -> Result<i64, AnswerError> {
+    pub fn int(&self, name: &str) -> Result<i128, AnswerError> {
         match self.lookup(name)? {
             AnswerRef::Int(i) => Ok(i),
             _ => Err(wrong(name, "an integer")),
@@ -294,6 +326,13 @@ impl Answers {
             .ok_or_else(|| AnswerError::Absent {
                 field: name.to_owned(),
             })
+    }
+}
+
+fn out_of_range(name: &str, target: &'static str) -> AnswerError {
+    AnswerError::OutOfRange {
+        field: name.to_owned(),
+        target,
     }
 }
 

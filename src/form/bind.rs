@@ -177,7 +177,11 @@ impl<'de> de::Deserializer<'de> for One<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, BindError> {
         match self.0 {
             AnswerRef::Str(s) => visitor.visit_borrowed_str(s),
-            AnswerRef::Int(i) => visitor.visit_i64(i),
+            AnswerRef::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+                (Ok(v), _) => visitor.visit_i64(v),
+                (_, Ok(v)) => visitor.visit_u64(v),
+                _ => visitor.visit_i128(i),
+            },
             AnswerRef::Num(n) => visitor.visit_f64(n),
             AnswerRef::Bool(b) => visitor.visit_bool(b),
             AnswerRef::Strings(list) => {

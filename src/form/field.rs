@@ -12,7 +12,7 @@ use crate::form::kind::multi::Multi;
 use crate::form::kind::number::Number;
 use crate::form::kind::options::Choice;
 use crate::form::kind::string::Text;
-use crate::form::numbers::exact_i64;
+use crate::form::numbers::Bound;
 use crate::form::report::Reason;
 use crate::form::title::humanize;
 use crate::form::value::ref_to_json;
@@ -31,7 +31,8 @@ pub enum FieldKind {
     Date,
     /// Text in `date-time` format.
     DateTime,
-    /// A whole number (`minimum`, `maximum`, inclusive) that fits an `i64`.
+    /// A whole number (`minimum`, `maximum`, inclusive) in
+    /// `i64::MIN..=u64::MAX`, held exactly.
     Integer,
     /// Any JSON number (`minimum`, `maximum`, inclusive).
     Number,
@@ -237,16 +238,19 @@ impl Field {
         self
     }
 
-    /// Inclusive lower bound (integer and number fields). On an integer field
-    /// the bound must be a whole number of magnitude at most 2^53.
+    /// Inclusive lower bound (integer and number fields): any integer up to
+    /// 64 bits, or a float. On an integer field a float is rounded up
+    /// (`0.5` is `1`), and the bound must land in `i64::MIN..=u64::MAX`.
     #[must_use]
-    pub fn minimum(self, v: impl Into<f64>) -> Self {
+    pub fn minimum(self, v: impl Into<Bound>) -> Self {
         self.bound(v.into(), true)
     }
 
-    /// Inclusive upper bound (integer and number fields).
+    /// Inclusive upper bound (integer and number fields): any integer up to
+    /// 64 bits, or a float. On an integer field a float is rounded down
+    /// (`10.5` is `10`), and the bound must land in `i64::MIN..=u64::MAX`.
     #[must_use]
-    pub fn maximum(self, v: impl Into<f64>) -> Self {
+    pub fn maximum(self, v: impl Into<Bound>) -> Self {
         self.bound(v.into(), false)
     }
 
@@ -341,36 +345,41 @@ impl Field {
         }
     }
 
-    fn bound(mut self, v: f64, lower: bool) -> Self {
+    fn bound(mut self, b: Bound, lower: bool) -> Self {
         let keyword = if lower { "minimum" } else { "maximum" };
-        match &mut self.kind {
+        let ok = match &mut self.kind {
             Kind::Number(n) => {
-                if v.is_finite() {
-                    *(if lower {
-                        &mut n.minimum
-                    } else {
-                        &mut n.maximum
-                    }) = Some(v);
+                let v = Some(b.to_f64()).filter(|v| v.is_finite());
+                let slot = if lower {
+                    &mut n.minimum
                 } else {
-                    self.pend(Pending::BadValue(keyword));
-                }
+                    &mut n.maximum
+                };
+                *slot = v;
+                v.is_some()
             }
-            Kind::Integer(n) => match exact_i64(v) {
-                Some(i) => {
-                    *(if lower {
-                        &mut n.minimum
-                    } else {
-                        &mut n.maximum
-                    }) = Some(i)
-                }
-                None => self.pend(Pending::BadValue(keyword)),
-            },
-            _ => self.pend(Pending::NotApplicable(keyword)),
+            Kind::Integer(n) => {
+                let v = b.to_int(lower);
+                let slot = if lower {
+                    &mut n.minimum
+                } else {
+                    &mut n.maximum
+                };
+                *slot = v;
+                v.is_some()
+            }
+            _ => {
+                self.pend(Pending::NotApplicable(keyword));
+                return self;
+            }
+        };
+        if !ok {
+            self.pend(Pending::BadValue(keyword));
         }
         self
     }
 
-    pub(crate) fn set_int_bounds(mut self, min: Option<i64>, max: Option<i64>) -> Self {
+    pub(crate) fn set_int_bounds(mut self, min: Option<i128>, max: Option<i128>) -> Self {
         match &mut self.kind {
             Kind::Integer(n) => {
                 n.minimum = min;
@@ -452,7 +461,7 @@ mod tests {
                 keyword: "minLength"
             })
         );
-        let err = Field::integer("n").minimum(1.5).compile();
+        let err = Field::integer("n").minimum(f64::NAN).compile();
         assert_eq!(
             err,
             Err(FormError::BadKeywordValue {

@@ -36,6 +36,7 @@ pub use error::FormError;
 pub use field::{Field, FieldKind};
 pub use fields::{FieldType, FormFields};
 pub use format::Format;
+pub use numbers::Bound;
 pub use report::{Issue, Problem, Reason, Report};
 pub use strict::{JsonError, Limits, parse_strict};
 pub use validate::Outcome;

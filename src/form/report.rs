@@ -15,8 +15,10 @@ pub enum Reason {
     WrongType,
     /// A number with a fractional part for an integer field.
     NotAnInteger,
-    /// A whole number an integer field cannot hold exactly: beyond `i64`, or
-    /// in float syntax (`1e300`) beyond 2^53.
+    /// A whole number an integer field cannot hold exactly: beyond
+    /// `i64::MIN..=u64::MAX`, or in float syntax (`1e300`, `4503599627370497.5`)
+    /// at a magnitude of 2^52 or more, where an `f64` no longer tells a whole
+    /// number from a fraction. Integer syntax is exact over the whole range.
     OutOfRange,
     /// Fewer code points than `minLength`.
     TooShort,

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::form::kind::options::{Choice, option_value};
-use crate::form::numbers::number_json;
+use crate::form::numbers::{int_json, number_json};
 
 /// A checked answer, borrowing text from the input: typed, bounded, and for
 /// choices an index into the field's options (so nothing submitted is kept
@@ -12,7 +12,7 @@ use crate::form::numbers::number_json;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Checked<'v> {
     Text(&'v str),
-    Int(i64),
+    Int(i128),
     Num(f64),
     Bool(bool),
     Choice(usize),
@@ -45,8 +45,8 @@ impl<'v> Checked<'v> {
 pub enum AnswerRef<'a> {
     /// Text, or the value of a single choice.
     Str(&'a str),
-    /// An integer field.
-    Int(i64),
+    /// An integer field: a value in `i64::MIN..=u64::MAX`.
+    Int(i128),
     /// A number field.
     Num(f64),
     /// A boolean field.
@@ -60,7 +60,7 @@ pub enum AnswerRef<'a> {
 pub(crate) fn ref_to_json(r: &AnswerRef<'_>) -> Value {
     match r {
         AnswerRef::Str(s) => Value::from(*s),
-        AnswerRef::Int(i) => Value::from(*i),
+        AnswerRef::Int(i) => int_json(*i),
         AnswerRef::Num(n) => number_json(*n),
         AnswerRef::Bool(b) => Value::Bool(*b),
         AnswerRef::Strings(list) => list.iter().map(|s| Value::from(*s)).collect(),

@@ -1,19 +1,19 @@
 //! Whole-number fields (`type: "integer"`, `minimum`, `maximum`): emit, parse
-//! and check.
+//! and check. An integer field holds `i64::MIN..=u64::MAX` exactly.
 
 use serde_json::{Map, Value};
 
 use super::keywords::{Keywords, only};
 use crate::form::error::FormError;
-use crate::form::numbers::exact_i64;
+use crate::form::numbers::{Bound, int_json, whole_answer};
 use crate::form::report::Reason;
 use crate::form::value::Checked;
 
-/// An integer field with inclusive bounds.
+/// An integer field with inclusive bounds within `i64::MIN..=u64::MAX`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Integer {
-    pub(crate) minimum: Option<i64>,
-    pub(crate) maximum: Option<i64>,
+    pub(crate) minimum: Option<i128>,
+    pub(crate) maximum: Option<i128>,
 }
 
 impl Integer {
@@ -23,23 +23,29 @@ impl Integer {
     pub(crate) fn emit(&self, out: &mut Keywords) {
         out.push(("type", "integer".into()));
         if let Some(n) = self.minimum {
-            out.push(("minimum", n.into()));
+            out.push(("minimum", int_json(n)));
         }
         if let Some(n) = self.maximum {
-            out.push(("maximum", n.into()));
+            out.push(("maximum", int_json(n)));
         }
     }
 
+    /// Bounds are read as [`Bound`]s: exact in integer syntax, rounded inward
+    /// in float syntax (`minimum: 0.5` is `1`).
     pub(crate) fn parse(name: &str, obj: &Map<String, Value>) -> Result<Self, FormError> {
         only(name, obj, Self::KEYWORDS)?;
-        let bound = |keyword| {
+        let bound = |keyword, lower| {
             obj.get(keyword)
-                .map(|v| bound(v).ok_or_else(|| FormError::bad(name, keyword)))
+                .map(|v| {
+                    Bound::from_json(v)
+                        .and_then(|b| b.to_int(lower))
+                        .ok_or_else(|| FormError::bad(name, keyword))
+                })
                 .transpose()
         };
         Ok(Self {
-            minimum: bound("minimum")?,
-            maximum: bound("maximum")?,
+            minimum: bound("minimum", true)?,
+            maximum: bound("maximum", false)?,
         })
     }
 
@@ -54,7 +60,7 @@ impl Integer {
         }
     }
 
-    /// Type (a whole number), then bounds.
+    /// Type (a whole number in `i64::MIN..=u64::MAX`), then bounds.
     pub(crate) fn check<'v>(&self, v: &'v Value) -> Result<Checked<'v>, Reason> {
         let i = integer(v)?;
         if self.minimum.is_some_and(|lo| i < lo) {
@@ -67,41 +73,31 @@ impl Integer {
     }
 }
 
-/// A whole bound for an integer field (`-2`, `2.0`; not `1.5`, not beyond `i64`).
-fn bound(v: &Value) -> Option<i64> {
-    v.as_i64().or_else(|| {
-        if v.is_u64() {
-            None
-        } else {
-            v.as_f64().and_then(exact_i64)
-        }
-    })
-}
-
-/// An integer answer: `1` and `1.0` are 1, `-0` is 0, `1.5` is not an
-/// integer; an integer literal beyond `i64`, or one in float syntax beyond
-/// 2^53, is out of range.
-fn integer(v: &Value) -> Result<i64, Reason> {
+/// An integer answer: integer syntax anywhere in `i64::MIN..=u64::MAX` is
+/// exact; float syntax (`1.0`, `1e2`) is read while an `f64` can tell a
+/// whole number from a fraction (below 2^52), so `1.5` is not an integer and
+/// `4503599627370497.5` (already rounded to a whole `f64`) is out of range, as
+/// is anything beyond `i64::MIN..=u64::MAX`.
+fn integer(v: &Value) -> Result<i128, Reason> {
     let Value::Number(n) = v else {
         return Err(Reason::WrongType);
     };
     if let Some(i) = n.as_i64() {
-        return Ok(i);
+        return Ok(i.into());
     }
-    if n.is_u64() {
-        return Err(Reason::OutOfRange);
+    if let Some(u) = n.as_u64() {
+        return Ok(u.into());
     }
-    // Float syntax (`1.0`, `1e2`) or an integer literal beyond `i64`/`u64`:
-    // serde_json holds it as an `f64`, which names one integer only up to 2^53;
-    // beyond that the submitted digits are already lost, so it is refused.
-    let f = n
-        .as_f64()
-        .filter(|f| f.is_finite())
-        .ok_or(Reason::WrongType)?;
-    if f.fract() != 0.0 {
-        return Err(Reason::NotAnInteger);
-    }
-    exact_i64(f).ok_or(Reason::OutOfRange)
+    // Float syntax, or an integer literal beyond `i64`/`u64` that serde_json
+    // holds as an `f64`: its digits are already rounded.
+    let f = n.as_f64().ok_or(Reason::WrongType)?;
+    whole_answer(f).map_err(|fraction| {
+        if fraction {
+            Reason::NotAnInteger
+        } else {
+            Reason::OutOfRange
+        }
+    })
 }
 
 #[cfg(test)]
@@ -109,22 +105,27 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::form::numbers::{INT_MAX, INT_MIN};
 
     #[test]
     fn integers() {
         assert_eq!(integer(&json!(1.0)), Ok(1));
         assert_eq!(integer(&json!(-0.0)), Ok(0));
         assert_eq!(integer(&json!(1.5)), Err(Reason::NotAnInteger));
-        assert_eq!(integer(&json!(u64::MAX)), Err(Reason::OutOfRange));
+        assert_eq!(integer(&json!(u64::MAX)), Ok(INT_MAX));
         assert_eq!(integer(&json!(1e19)), Err(Reason::OutOfRange));
         assert_eq!(
             integer(&json!(-9.223_372_036_854_776e18)),
             Err(Reason::OutOfRange)
         );
-        assert_eq!(integer(&json!(i64::MIN)), Ok(i64::MIN));
+        assert_eq!(integer(&json!(i64::MIN)), Ok(INT_MIN));
         assert_eq!(
             integer(&json!(9_007_199_254_740_992.0)),
-            Ok(9_007_199_254_740_992)
+            Err(Reason::OutOfRange)
+        );
+        assert_eq!(
+            integer(&json!(4_503_599_627_370_495.0)),
+            Ok(4_503_599_627_370_495)
         );
         assert_eq!(integer(&json!("1")), Err(Reason::WrongType));
     }
