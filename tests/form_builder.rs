@@ -474,3 +474,52 @@ fn fractional_bounds_on_an_integer_field_round_inward() {
         );
     }
 }
+
+#[test]
+fn duplicates_are_removed_by_default_and_refused_on_request() {
+    let roles = || Field::multi_choice("roles").options(["admin", "member"]);
+    let lenient = Form::builder("m")
+        .field(roles().required())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let answers = accepted(&lenient, json!({"roles": ["admin", "admin"]}));
+    assert_eq!(answers.strings("roles"), Ok(vec!["admin"]));
+    assert_eq!(answers.report().deduplicated(), ["roles"]);
+    assert_eq!(
+        answers.report().to_string(),
+        "field \"roles\": duplicates removed"
+    );
+
+    let strict = Form::builder("m")
+        .field(roles().refuse_duplicates().required())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let Outcome::Invalid(report) =
+        strict.validate(&json!({"action": "accept", "content": {"roles": ["admin", "admin"]}}))
+    else {
+        panic!("duplicates accepted by a form that refuses them")
+    };
+    assert_eq!(report.reason("roles"), Some(Reason::DuplicateItem));
+    // Refusing duplicates is the server's rule, not the wire's: the schema is the same.
+    assert_eq!(strict.requested_schema(), lenient.requested_schema());
+
+    // A default is the server's own: a repeated item is a mistake either way.
+    assert_eq!(
+        Form::builder("m")
+            .field(roles().default(vec!["admin", "admin"]))
+            .build(),
+        Err(FormError::DefaultRejected {
+            field: "roles".into(),
+            reason: Reason::DuplicateItem
+        })
+    );
+    assert_eq!(
+        Form::builder("m")
+            .field(Field::choice("c").option("a").refuse_duplicates())
+            .build(),
+        Err(FormError::NotApplicable {
+            field: "c".into(),
+            keyword: "uniqueItems"
+        })
+    );
+}

@@ -74,7 +74,7 @@ impl Stored {
             Checked::Num(n) => Self::Num(n),
             Checked::Bool(b) => Self::Bool(b),
             Checked::Choice(i) => Self::Choice(i),
-            Checked::Choices(list) => Self::Choices(list),
+            Checked::Choices { picked, .. } => Self::Choices(picked),
         }
     }
 }

@@ -303,6 +303,22 @@ impl Field {
         self
     }
 
+    /// Refuse an answer that picks an option twice (multi-choice fields).
+    ///
+    /// By default repeated items are removed, keeping the first of each, and
+    /// the report lists the field under
+    /// [`Report::deduplicated`](crate::Report::deduplicated). The MCP form
+    /// profile has no `uniqueItems`, so this rule is not in the schema: a
+    /// client cannot see it, and a parsed schema removes duplicates.
+    #[must_use]
+    pub fn refuse_duplicates(mut self) -> Self {
+        match &mut self.kind {
+            Kind::Multi(m) => m.refuse_duplicates = true,
+            _ => self.pend(Pending::NotApplicable("uniqueItems")),
+        }
+        self
+    }
+
     /// The wire name.
     #[must_use]
     pub fn name(&self) -> &str {
@@ -437,6 +453,11 @@ impl Field {
     fn compile_default(&self, raw: &Value) -> Result<Value, FormError> {
         let field = self.name.clone();
         match self.kind.check(raw) {
+            // The default is the server's own: a repeated item is a mistake.
+            Ok(value) if value.deduplicated() => Err(FormError::DefaultRejected {
+                field,
+                reason: Reason::DuplicateItem,
+            }),
             Ok(value) => Ok(ref_to_json(&value.to_ref(self.choices()))),
             Err(Reason::WrongType | Reason::Null | Reason::NotAnInteger) => {
                 Err(FormError::DefaultWrongType { field })

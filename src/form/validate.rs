@@ -104,7 +104,12 @@ impl Form {
                 continue;
             };
             match field.kind.check(value) {
-                Ok(v) => *slot = Some(Stored::keep(v, &mut text)),
+                Ok(v) => {
+                    if v.deduplicated() {
+                        report.push_deduplicated(field.name());
+                    }
+                    *slot = Some(Stored::keep(v, &mut text));
+                }
                 Err(reason) => report.push_issue(field.name(), reason, field.is_required()),
             }
         }

@@ -16,10 +16,26 @@ pub(crate) enum Checked<'v> {
     Num(f64),
     Bool(bool),
     Choice(usize),
-    Choices(Vec<usize>),
+    /// The picked options in the order given; `deduplicated` when repeated
+    /// items were removed (the first of each kept).
+    Choices {
+        picked: Vec<usize>,
+        deduplicated: bool,
+    },
 }
 
 impl<'v> Checked<'v> {
+    /// Whether the check removed repeated items.
+    pub(crate) fn deduplicated(&self) -> bool {
+        matches!(
+            self,
+            Self::Choices {
+                deduplicated: true,
+                ..
+            }
+        )
+    }
+
     /// The answer as seen by accessors (choices resolved to their values in
     /// `options`, the field's options).
     pub(crate) fn to_ref<'a>(&self, options: &'a [Choice]) -> AnswerRef<'a>
@@ -32,8 +48,8 @@ impl<'v> Checked<'v> {
             Self::Num(n) => AnswerRef::Num(*n),
             Self::Bool(b) => AnswerRef::Bool(*b),
             Self::Choice(i) => AnswerRef::Str(option_value(options, *i)),
-            Self::Choices(list) => {
-                AnswerRef::Strings(list.iter().map(|i| option_value(options, *i)).collect())
+            Self::Choices { picked, .. } => {
+                AnswerRef::Strings(picked.iter().map(|i| option_value(options, *i)).collect())
             }
         }
     }

@@ -13,11 +13,17 @@ use crate::form::report::Reason;
 use crate::form::value::Checked;
 
 /// A choice of distinct offered options.
+///
+/// The profile cannot say `uniqueItems`, so clients send `["a", "a"]`: by
+/// default repeated items are removed (the first of each kept); with
+/// `refuse_duplicates` they make the answer invalid. Either way the schema is
+/// the same, and a parsed schema removes them.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub(crate) struct Multi {
     pub(crate) options: Vec<Choice>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
+    pub(crate) refuse_duplicates: bool,
 }
 
 impl Multi {
@@ -60,6 +66,7 @@ impl Multi {
             options,
             min_items: count("minItems")?,
             max_items: count("maxItems")?,
+            refuse_duplicates: false,
         })
     }
 
@@ -74,20 +81,25 @@ impl Multi {
         }
     }
 
-    /// An array of strings, each an option, none twice; then the item count.
+    /// An array of strings, each an option; repeated items removed or
+    /// refused; then the item count (after removal).
     pub(crate) fn check<'v>(&self, v: &'v Value) -> Result<Checked<'v>, Reason> {
         let items = v.as_array().ok_or(Reason::WrongType)?;
-        // More items than options means a duplicate or an unoffered item,
-        // found within the first `options.len() + 1` items: the loop is
-        // bounded by the form, not by the input.
+        // `picked` never holds more than the form's options, so each item
+        // costs at most two scans of the options, whatever the input's length
+        // (which the strict parser's byte cap bounds).
         let mut picked = Vec::with_capacity(items.len().min(self.options.len()));
+        let mut deduplicated = false;
         for item in items {
             let s = item.as_str().ok_or(Reason::WrongType)?;
             let i = offered(&self.options, s)?;
-            if picked.contains(&i) {
+            if !picked.contains(&i) {
+                picked.push(i);
+            } else if self.refuse_duplicates {
                 return Err(Reason::DuplicateItem);
+            } else {
+                deduplicated = true;
             }
-            picked.push(i);
         }
         let n = u64::try_from(picked.len()).unwrap_or(u64::MAX);
         if self.min_items.is_some_and(|lo| n < lo) {
@@ -96,7 +108,10 @@ impl Multi {
         if self.max_items.is_some_and(|hi| n > hi) {
             return Err(Reason::TooManyItems);
         }
-        Ok(Checked::Choices(picked))
+        Ok(Checked::Choices {
+            picked,
+            deduplicated,
+        })
     }
 }
 
