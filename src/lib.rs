@@ -150,4 +150,5 @@ pub use form::{
 };
 pub use form::{
     Bound, Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format,
+    RequestedSchema,
 };

@@ -98,9 +98,10 @@ fn overrides_change_titles_and_exclusions_remove_fields() {
         "Tracking Number"
     );
     assert!(schema["properties"].get("internalId").is_none());
+    // In the struct's order, as declared.
     assert_eq!(
         schema["required"],
-        json!(["express", "quantity", "trackingNumber"])
+        json!(["trackingNumber", "quantity", "express"])
     );
 }
 
@@ -144,7 +145,7 @@ fn answers_bind_into_the_users_type() {
     ));
     assert_eq!(
         answers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
-        ["express", "quantity", "trackingNumber"]
+        ["trackingNumber", "quantity", "express"]
     );
     assert_eq!(answers.len(), 3);
 }

@@ -241,7 +241,7 @@ impl Answers {
         }
     }
 
-    /// The answered fields as `(name, answer)`, sorted by name.
+    /// The answered fields as `(name, answer)`, in the form's order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, AnswerRef<'_>)> + '_ {
         (0..self.values.len()).filter_map(|i| self.entry(i))
     }

@@ -9,13 +9,15 @@ use serde_json::Value;
 use crate::form::error::FormError;
 use crate::form::field::Field;
 use crate::form::fields::FormFields;
-use crate::form::schema;
+use crate::form::schema::{self, RequestedSchema};
 
 /// A compiled form: the elicitation message and its fields, checked once,
 /// immutable, cheap to clone (`Arc` inside), `Send + Sync`.
 ///
-/// Fields are kept sorted by wire name: a JSON object carries no order, and
-/// the crate emits properties in that order so output is deterministic.
+/// Fields keep the order they were declared in (builder order, or the order
+/// a type lists them), and reach the client in that order through
+/// [`schema`](Self::schema). Two forms are equal when they have the same
+/// message and the same fields in the same order.
 ///
 /// <div class="warning">
 ///
@@ -54,8 +56,12 @@ pub struct Form {
 struct Inner {
     message: String,
     fields: Vec<Field>,
+    /// Indices into `fields`, sorted by wire name (for lookups).
+    by_name: Vec<usize>,
     /// `schema::emit(&fields)`, made once at build.
-    schema: Value,
+    schema: RequestedSchema,
+    /// `schema` as a `Value`, made once at build.
+    schema_value: Value,
     /// The digest the runtime records for this form's elicitation request,
     /// made on first use and kept (see [`Form::request_digest`]).
     request_digest: OnceLock<[u8; 32]>,
@@ -96,6 +102,11 @@ impl Form {
     /// Parses a `requestedSchema` of the MCP form profile (including the
     /// deprecated `enumNames` shape, read as a titled single choice).
     ///
+    /// The fields come in the order the `Value`'s `properties` map iterates:
+    /// alphabetical, as a `serde_json::Value` sorts its keys. To keep the
+    /// order a schema was written in, parse its text with
+    /// [`from_requested_schema_json`](Self::from_requested_schema_json).
+    ///
     /// # Errors
     ///
     /// Anything outside the profile, naming the keyword and the property, and
@@ -111,13 +122,41 @@ impl Form {
             .build()
     }
 
+    /// Parses `requestedSchema` JSON text, as
+    /// [`from_requested_schema`](Self::from_requested_schema) does, keeping
+    /// the order in which the text lists its properties.
+    ///
+    /// ```
+    /// use mrtr_guard::Form;
+    ///
+    /// let text = r#"{"type":"object","properties":{"teamSize":{"type":"integer"},"roles":{"type":"array","items":{"type":"string","enum":["admin"]}}}}"#;
+    /// let form = Form::from_requested_schema_json("Your team", text)?;
+    /// assert_eq!(form.fields()[0].name(), "teamSize");
+    /// # Ok::<(), mrtr_guard::FormError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`FormError::Json`] when the text is not strict JSON (see
+    /// [`parse_strict`](crate::parse_strict), default [`Limits`](crate::Limits)),
+    /// then every error of [`from_requested_schema`](Self::from_requested_schema).
+    pub fn from_requested_schema_json(
+        message: impl Into<String>,
+        text: &str,
+    ) -> Result<Self, FormError> {
+        schema::parse_text(text)?
+            .into_iter()
+            .fold(Self::builder(message), FormBuilder::field)
+            .build()
+    }
+
     /// The elicitation message.
     #[must_use]
     pub fn message(&self) -> &str {
         &self.inner.message
     }
 
-    /// The fields, sorted by wire name.
+    /// The fields, in declaration order.
     #[must_use]
     pub fn fields(&self) -> &[Field] {
         &self.inner.fields
@@ -131,10 +170,20 @@ impl Form {
 
     /// The exact wire `requestedSchema`:
     /// `{"type":"object","properties":{..},"required":[..]}` (`required` is
-    /// omitted when no field is required).
+    /// omitted when no field is required), as a `Value`, whose objects sort
+    /// their keys: properties come out alphabetically. Send
+    /// [`schema`](Self::schema) to keep declaration order.
     #[must_use]
     pub fn requested_schema(&self) -> Value {
-        self.inner.schema.clone()
+        self.inner.schema_value.clone()
+    }
+
+    /// The `requestedSchema` with properties and `required` in declaration
+    /// order: serialize it (or take [`RequestedSchema::to_json_string`]) so the
+    /// client shows the fields in that order.
+    #[must_use]
+    pub fn schema(&self) -> &RequestedSchema {
+        &self.inner.schema
     }
 
     /// The digest of this form's elicitation request, computed by
@@ -156,11 +205,25 @@ impl Form {
         Value::Object(params)
     }
 
+    /// The position in [`fields`](Self::fields) of the field named `name`.
     pub(crate) fn index_of(&self, name: &str) -> Option<usize> {
-        self.inner
-            .fields
-            .binary_search_by(|f| f.name.as_str().cmp(name))
+        self.by_name().get(self.name_rank(name)?).copied()
+    }
+
+    /// Field positions sorted by wire name.
+    pub(crate) fn by_name(&self) -> &[usize] {
+        &self.inner.by_name
+    }
+
+    /// The place of `name` in [`by_name`](Self::by_name).
+    pub(crate) fn name_rank(&self, name: &str) -> Option<usize> {
+        self.by_name()
+            .binary_search_by(|i| self.name_at(*i).cmp(name))
             .ok()
+    }
+
+    fn name_at(&self, i: usize) -> &str {
+        self.inner.fields.get(i).map_or("", |f| f.name.as_str())
     }
 }
 
@@ -255,23 +318,28 @@ impl FormBuilder {
         if self.message.trim().is_empty() {
             return Err(FormError::BlankMessage);
         }
-        let mut fields = self
+        let fields = self
             .fields
             .into_iter()
             .map(Field::compile)
             .collect::<Result<Vec<_>, _>>()?;
-        fields.sort_by(|a, b| a.name.cmp(&b.name));
-        if let Some(dup) = fields.windows(2).find_map(|w| match w {
-            [a, b] if a.name == b.name => Some(a.name.clone()),
+        let mut by_name: Vec<usize> = (0..fields.len()).collect();
+        let name = |i: &usize| fields.get(*i).map_or("", |f| f.name.as_str());
+        by_name.sort_by(|a, b| name(a).cmp(name(b)));
+        if let Some(dup) = by_name.windows(2).find_map(|w| match w {
+            [a, b] if name(a) == name(b) => Some(name(a).to_owned()),
             _ => None,
         }) {
             return Err(FormError::DuplicateField { field: dup });
         }
+        let schema = schema::emit(&fields);
         Ok(Form {
             inner: Arc::new(Inner {
                 message: self.message,
-                schema: schema::emit(&fields),
+                schema_value: schema.to_value(),
+                schema,
                 fields,
+                by_name,
                 request_digest: OnceLock::new(),
             }),
         })
@@ -313,7 +381,10 @@ mod tests {
         assert_eq!(form, twin);
         assert_eq!(form.clone().request_digest(|| [3; 32]), [1; 32]);
         assert_eq!(twin.request_digest(|| [3; 32]), [3; 32]);
-        assert_eq!(form.requested_schema(), schema::emit(form.fields()));
+        assert_eq!(
+            form.requested_schema(),
+            schema::emit(form.fields()).to_value()
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::form::report::Reason;
+use crate::form::strict::JsonError;
 
 /// Why a form could not be built or a `requestedSchema` could not be parsed.
 ///
@@ -145,6 +146,9 @@ pub enum FormError {
     },
     /// The `requestedSchema` is not a JSON object.
     SchemaNotObject,
+    /// The `requestedSchema` text is not strict JSON
+    /// ([`Form::from_requested_schema_json`](crate::Form::from_requested_schema_json)).
+    Json(JsonError),
     /// An override or exclusion names a field the form does not have.
     UnknownField {
         /// The name.
@@ -277,9 +281,17 @@ impl fmt::Display for FormError {
                 write!(f, "required names {field:?}, which is not a property")
             }
             Self::SchemaNotObject => f.write_str("requestedSchema must be a JSON object"),
+            Self::Json(e) => write!(f, "requestedSchema is not strict json: {e}"),
             Self::UnknownField { field } => write!(f, "the form has no field {field:?}"),
         }
     }
 }
 
-impl std::error::Error for FormError {}
+impl std::error::Error for FormError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Json(e) => Some(e),
+            _ => None,
+        }
+    }
+}

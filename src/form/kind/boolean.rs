@@ -21,6 +21,11 @@ impl Boolean {
         Ok(Self)
     }
 
+    /// What is wrong, in words a user understands: only the type can be.
+    pub(crate) fn explain(self) -> String {
+        "must be yes or no".into()
+    }
+
     pub(crate) fn check<'v>(self, v: &'v Value) -> Result<Checked<'v>, Reason> {
         v.as_bool().map(Checked::Bool).ok_or(Reason::WrongType)
     }

@@ -68,6 +68,14 @@ impl Single {
         check_options(name, &self.options)
     }
 
+    /// What is wrong, in words a user understands (never the value).
+    pub(crate) fn explain(&self, reason: Reason) -> String {
+        match reason {
+            Reason::NotOffered => "not one of the options".into(),
+            _ => "must be one of the options".into(),
+        }
+    }
+
     /// A string, then one of the options.
     pub(crate) fn check<'v>(&self, v: &'v Value) -> Result<Checked<'v>, Reason> {
         let s = v.as_str().ok_or(Reason::WrongType)?;

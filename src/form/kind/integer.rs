@@ -73,6 +73,19 @@ impl Integer {
     }
 }
 
+impl Integer {
+    /// What is wrong, in words a user understands (never the value).
+    pub(crate) fn explain(&self, reason: Reason) -> String {
+        match (reason, self.minimum, self.maximum) {
+            (Reason::BelowMinimum, Some(lo), _) => format!("must be at least {lo}"),
+            (Reason::AboveMaximum, _, Some(hi)) => format!("must be at most {hi}"),
+            (Reason::OutOfRange, Some(lo), Some(hi)) => format!("must be between {lo} and {hi}"),
+            (Reason::OutOfRange, _, _) => "is out of range".into(),
+            _ => "must be a whole number".into(),
+        }
+    }
+}
+
 /// An integer answer: integer syntax anywhere in `i64::MIN..=u64::MAX` is
 /// exact; float syntax (`1.0`, `1e2`) is read while an `f64` can tell a
 /// whole number from a fraction (below 2^52), so `1.5` is not an integer and

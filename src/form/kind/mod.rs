@@ -101,6 +101,20 @@ impl Kind {
         }
     }
 
+    /// What is wrong with an answer refused for `reason`, in words a user
+    /// understands: made from the definition, never from the value.
+    pub(crate) fn explain(&self, reason: Reason) -> String {
+        match (reason, self) {
+            (Reason::Missing, _) => "an answer is required".into(),
+            (_, Self::Text(k)) => k.explain(reason),
+            (_, Self::Integer(k)) => k.explain(reason),
+            (_, Self::Number(k)) => k.explain(reason),
+            (_, Self::Boolean(k)) => k.explain(),
+            (_, Self::Choice(k)) => k.explain(reason),
+            (_, Self::Multi(k)) => k.explain(reason),
+        }
+    }
+
     /// The options of a choice; empty for other kinds.
     pub(crate) fn options(&self) -> &[Choice] {
         match self {

@@ -81,6 +81,18 @@ impl Multi {
         }
     }
 
+    /// What is wrong, in words a user understands (never the value).
+    pub(crate) fn explain(&self, reason: Reason) -> String {
+        let options = |n: u64| if n == 1 { "option" } else { "options" };
+        match (reason, self.min_items, self.max_items) {
+            (Reason::NotOffered, _, _) => "includes a choice that is not one of the options".into(),
+            (Reason::DuplicateItem, _, _) => "choose each option at most once".into(),
+            (Reason::TooFewItems, Some(lo), _) => format!("choose at least {lo} {}", options(lo)),
+            (Reason::TooManyItems, _, Some(hi)) => format!("choose at most {hi} {}", options(hi)),
+            _ => "must be a choice of the options".into(),
+        }
+    }
+
     /// An array of strings, each an option; repeated items removed or
     /// refused; then the item count (after removal).
     pub(crate) fn check<'v>(&self, v: &'v Value) -> Result<Checked<'v>, Reason> {

@@ -54,6 +54,15 @@ impl Number {
         }
     }
 
+    /// What is wrong, in words a user understands (never the value).
+    pub(crate) fn explain(&self, reason: Reason) -> String {
+        match (reason, self.minimum, self.maximum) {
+            (Reason::BelowMinimum, Some(lo), _) => format!("must be at least {}", number_json(lo)),
+            (Reason::AboveMaximum, _, Some(hi)) => format!("must be at most {}", number_json(hi)),
+            _ => "must be a number".into(),
+        }
+    }
+
     /// Type (a finite number), then bounds.
     pub(crate) fn check<'v>(&self, v: &'v Value) -> Result<Checked<'v>, Reason> {
         let n = v

@@ -94,6 +94,32 @@ impl Text {
     }
 }
 
+impl Text {
+    /// What is wrong, in words a user understands (never the value).
+    pub(crate) fn explain(&self, reason: Reason) -> String {
+        let n = |bound: Option<u64>| bound.unwrap_or_default();
+        match (reason, self.format) {
+            (Reason::TooShort, _) if n(self.min_length) <= 1 => "must not be empty".into(),
+            (Reason::TooShort, _) => format!("must be at least {} characters", n(self.min_length)),
+            (Reason::TooLong, _) if n(self.max_length) == 1 => "must be at most 1 character".into(),
+            (Reason::TooLong, _) => format!("must be at most {} characters", n(self.max_length)),
+            (Reason::BadFormat, Some(Format::Email)) => "not a valid email address".into(),
+            (Reason::BadFormat, Some(Format::Uri)) => {
+                "not a valid URI (such as https://example.com)".into()
+            }
+            (Reason::BadFormat, Some(Format::Date)) => "not a valid date (YYYY-MM-DD)".into(),
+            (Reason::BadFormat, Some(Format::DateTime)) => {
+                "not a valid date and time (YYYY-MM-DDThh:mm:ssZ)".into()
+            }
+            (_, None) => "must be text".into(),
+            (_, Some(Format::Email)) => "must be an email address".into(),
+            (_, Some(Format::Uri)) => "must be a URI".into(),
+            (_, Some(Format::Date)) => "must be a date".into(),
+            (_, Some(Format::DateTime)) => "must be a date and time".into(),
+        }
+    }
+}
+
 /// Length in Unicode code points, counted only as far as a bound needs.
 fn check_length(s: &str, min: Option<u64>, max: Option<u64>) -> Result<(), Reason> {
     if min.is_none() && max.is_none() {
