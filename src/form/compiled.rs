@@ -102,6 +102,14 @@ impl Form {
     /// Parses a `requestedSchema` of the MCP form profile (including the
     /// deprecated `enumNames` shape, read as a titled single choice).
     ///
+    /// Schemas made by other tools (pydantic's `model_json_schema()`, rmcp's
+    /// `ElicitationSchema`) parse: annotations are read past — the
+    /// top-level `title`, `description` and `$schema`, and `$comment`,
+    /// `examples` and `x-*` keys on the schema, on a property and on a
+    /// multi-choice's `items`. Every other keyword outside the profile is
+    /// refused, since it would change what is valid (`pattern`,
+    /// `exclusiveMinimum`, `uniqueItems`, `additionalProperties`, `$defs`, ...).
+    ///
     /// The fields come in the order the `Value`'s `properties` map iterates:
     /// alphabetical, as a `serde_json::Value` sorts its keys. To keep the
     /// order a schema was written in, parse its text with

@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 use crate::form::error::FormError;
 use crate::form::field::Field;
 use crate::form::kind::Kind;
-use crate::form::kind::keywords::Keywords;
+use crate::form::kind::keywords::{Keywords, annotation};
 use crate::form::strict::{Limits, parse_strict};
 
 /// A form's `requestedSchema` with its properties, and `required`, in the
@@ -209,25 +209,31 @@ impl<'de> Visitor<'de> for Names {
 /// its `properties` map iterates (sorted, for a `serde_json::Value`).
 pub(crate) fn parse(schema: &Value) -> Result<Vec<Field>, FormError> {
     let obj = schema.as_object().ok_or(FormError::SchemaNotObject)?;
+    let bad = |keyword| FormError::BadKeywordValue {
+        field: None,
+        keyword,
+    };
     for (k, v) in obj {
         match k.as_str() {
             "type" if v.as_str() == Some("object") => {}
             "type" => return Err(FormError::UnsupportedType { field: None }),
             "properties" | "required" => {}
-            "$schema" if v.is_string() => {}
-            "$schema" => {
-                return Err(FormError::BadKeywordValue {
-                    field: None,
-                    keyword: "$schema",
-                });
-            }
+            // Annotations of the schema as a whole: the form has its own message.
+            "$schema" | "title" | "description" if v.is_string() => {}
+            "$schema" => return Err(bad("$schema")),
+            "title" => return Err(bad("title")),
+            "description" => return Err(bad("description")),
             "$ref" => return Err(FormError::Ref { field: None }),
-            _ => {
-                return Err(FormError::UnsupportedKeyword {
-                    field: None,
-                    keyword: k.clone(),
-                });
-            }
+            _ => match annotation(k, v) {
+                Some(Ok(())) => {}
+                Some(Err(keyword)) => return Err(bad(keyword)),
+                None => {
+                    return Err(FormError::UnsupportedKeyword {
+                        field: None,
+                        keyword: k.clone(),
+                    });
+                }
+            },
         }
     }
     if !obj.contains_key("type") {

@@ -1,5 +1,5 @@
-//! What a property may say: the keywords every kind allows, and readers for
-//! keyword values that more than one kind uses.
+//! What a property may say: the keywords every kind allows, annotations that
+//! are read past, and readers for keyword values that more than one kind uses.
 
 use serde_json::{Map, Value};
 
@@ -8,25 +8,53 @@ use crate::form::error::FormError;
 /// Keywords every property may carry, whatever its kind.
 const COMMON: &[&str] = &["type", "title", "description", "default"];
 
-/// The first keyword of `obj` that is neither common nor in `allowed`.
-pub(crate) fn unknown<'o>(obj: &'o Map<String, Value>, allowed: &[&str]) -> Option<&'o String> {
-    obj.keys()
-        .find(|k| !COMMON.contains(&k.as_str()) && !allowed.contains(&k.as_str()))
+/// Whether `k` is an annotation, a keyword that never changes validation and
+/// is read past: `$comment` (a string), `examples` (an array) or an `x-*`
+/// extension (anything). `Some(Err(keyword))` when it is one with a value of
+/// the wrong shape.
+pub(crate) fn annotation(k: &str, v: &Value) -> Option<Result<(), &'static str>> {
+    let shape = |ok: bool, keyword| if ok { Ok(()) } else { Err(keyword) };
+    match k {
+        "$comment" => Some(shape(v.is_string(), "$comment")),
+        "examples" => Some(shape(v.is_array(), "examples")),
+        _ if k.starts_with("x-") => Some(Ok(())),
+        _ => None,
+    }
 }
 
-/// Refuses a keyword outside `allowed` (and the common ones), by name.
+/// The first keyword of `obj` that is neither common, nor in `allowed`, nor
+/// an annotation.
+pub(crate) fn unknown<'o>(obj: &'o Map<String, Value>, allowed: &[&str]) -> Option<&'o String> {
+    obj.iter()
+        .find(|(k, v)| {
+            !COMMON.contains(&k.as_str())
+                && !allowed.contains(&k.as_str())
+                && annotation(k, v).is_none()
+        })
+        .map(|(k, _)| k)
+}
+
+/// Refuses a keyword outside `allowed` (and the common ones) by name, and an
+/// annotation of the wrong shape.
 pub(crate) fn only(
     name: &str,
     obj: &Map<String, Value>,
     allowed: &[&str],
 ) -> Result<(), FormError> {
-    match unknown(obj, allowed) {
-        Some(k) => Err(FormError::UnsupportedKeyword {
-            field: Some(name.to_owned()),
-            keyword: k.clone(),
-        }),
-        None => Ok(()),
+    for (k, v) in obj {
+        match annotation(k, v) {
+            Some(Ok(())) => {}
+            Some(Err(keyword)) => return Err(FormError::bad(name, keyword)),
+            None if COMMON.contains(&k.as_str()) || allowed.contains(&k.as_str()) => {}
+            None => {
+                return Err(FormError::UnsupportedKeyword {
+                    field: Some(name.to_owned()),
+                    keyword: k.clone(),
+                });
+            }
+        }
     }
+    Ok(())
 }
 
 /// A list of strings, or `None` if `v` is absent or anything else.

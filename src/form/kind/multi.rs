@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::keywords::{Keywords, only, strings, unknown};
+use super::keywords::{Keywords, annotation, only, strings, unknown};
 use super::options::{
     Choice, check_options, is_titled, offered, parse_titled, titled_json, untitled, values_json,
 };
@@ -149,7 +149,11 @@ fn parse_items(name: &str, items: Option<&Value>) -> Result<Vec<Choice>, FormErr
     } else {
         return Err(not_multi());
     };
-    if let Some(k) = items.keys().find(|k| !allowed.contains(&k.as_str())) {
+    if let Some(k) = items
+        .iter()
+        .find(|(k, v)| !allowed.contains(&k.as_str()) && annotation(k, v) != Some(Ok(())))
+        .map(|(k, _)| k)
+    {
         return Err(FormError::UnsupportedKeyword {
             field: Some(name.to_owned()),
             keyword: format!("items.{k}"),
