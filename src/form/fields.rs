@@ -10,7 +10,7 @@ use crate::form::field::Field;
 /// hand for full control. Accepted answers bind back into the type with
 /// [`Answers::bind`](crate::Answers::bind).
 pub trait FormFields {
-    /// The fields of the form, in any order.
+    /// The fields of the form, in the order they reach the client.
     fn form_fields() -> Vec<Field>;
 }
 
