@@ -112,7 +112,6 @@ mod error;
 mod form;
 mod runtime;
 mod state;
-mod validate;
 mod wire;
 
 #[cfg(feature = "rmcp")]
@@ -147,10 +146,12 @@ pub use wire::{
 };
 // runtime: the write-once multi-round handler
 pub use runtime::{Call, Clock, FixedClock, Flow, Reply, Response, Round, Stop, SystemClock};
-// form: forms and their requestedSchema
-pub use form::{Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format};
-// validate: the strict answer validator
-pub use validate::{
+// form: forms, their requestedSchema, and the strict answer validator
+pub use form::{
     AnswerError, AnswerRef, Answers, BindError, BindErrorKind, Issue, JsonError, Limits, Outcome,
     Problem, Reason, Report, parse_strict,
+};
+pub use form::{
+    Bound, Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format,
+    RequestedSchema,
 };

@@ -98,9 +98,10 @@ fn overrides_change_titles_and_exclusions_remove_fields() {
         "Tracking Number"
     );
     assert!(schema["properties"].get("internalId").is_none());
+    // In the struct's order, as declared.
     assert_eq!(
         schema["required"],
-        json!(["express", "quantity", "trackingNumber"])
+        json!(["trackingNumber", "quantity", "express"])
     );
 }
 
@@ -144,7 +145,7 @@ fn answers_bind_into_the_users_type() {
     ));
     assert_eq!(
         answers.iter().map(|(k, _)| k).collect::<Vec<_>>(),
-        ["express", "quantity", "trackingNumber"]
+        ["trackingNumber", "quantity", "express"]
     );
     assert_eq!(answers.len(), 3);
 }
@@ -365,4 +366,161 @@ fn metadata_field_from_schema_fragment_and_elicit_params() {
     );
     assert_eq!(form.field("day").map(Field::kind), Some(FieldKind::Date));
     assert_eq!(form.message(), "Pick a day");
+}
+
+#[derive(Debug, Deserialize, PartialEq)]
+struct Counters {
+    big: u64,
+    small: i64,
+}
+
+form_fields!(Counters {
+    big: u64,
+    small: i64,
+});
+
+#[test]
+fn u64_fields_take_the_whole_u64_range_and_i64_fields_the_whole_i64_range() {
+    let form = Form::of::<Counters>("Counts")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let answers = accepted(&form, json!({"big": u64::MAX, "small": i64::MIN}));
+    let bound: Counters = answers.bind().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        bound,
+        Counters {
+            big: u64::MAX,
+            small: i64::MIN
+        }
+    );
+    assert_eq!(answers.u64("big"), Ok(u64::MAX));
+    assert!(matches!(
+        answers.i64("big"),
+        Err(AnswerError::OutOfRange { .. })
+    ));
+    assert_eq!(answers.i64("small"), Ok(i64::MIN));
+    // Each type's range is on the wire, and refused past it.
+    let schema = form.requested_schema();
+    assert_eq!(schema["properties"]["big"]["minimum"], json!(0));
+    assert_eq!(schema["properties"]["big"]["maximum"], json!(u64::MAX));
+    assert_eq!(schema["properties"]["small"]["maximum"], json!(i64::MAX));
+    let reason =
+        |content: Value| match form.validate(&json!({"action": "accept", "content": content})) {
+            Outcome::Invalid(report) => report.issues().first().map(|i| i.reason()),
+            other => panic!("not invalid: {other:?}"),
+        };
+    assert_eq!(
+        reason(json!({"big": -1, "small": 0})),
+        Some(Reason::BelowMinimum)
+    );
+    assert_eq!(
+        reason(json!({"big": 0, "small": 9_223_372_036_854_775_808_u64})),
+        Some(Reason::AboveMaximum)
+    );
+    assert_eq!(
+        Form::from_requested_schema("Counts", &schema).as_ref(),
+        Ok(&form),
+        "the emitted u64 and i64 ranges parse back"
+    );
+}
+
+#[test]
+fn fractional_bounds_on_an_integer_field_round_inward() {
+    let schema = json!({
+        "type": "object",
+        "properties": {"n": {"type": "integer", "minimum": 0.5, "maximum": 10.5}}
+    });
+    let form = Form::from_requested_schema("m", &schema).unwrap_or_else(|e| panic!("{e}"));
+    let built = Form::builder("m")
+        .field(Field::integer("n").minimum(1).maximum(10))
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(form, built, "minimum 0.5 is minimum 1, maximum 10.5 is 10");
+    let emitted = form.requested_schema();
+    assert_eq!(emitted["properties"]["n"]["minimum"], json!(1));
+    assert_eq!(emitted["properties"]["n"]["maximum"], json!(10));
+    assert_eq!(Form::from_requested_schema("m", &emitted), Ok(form.clone()));
+    // The builder reads a fractional bound the same way.
+    let from_builder = Form::builder("m")
+        .field(Field::integer("n").minimum(0.5).maximum(10.5))
+        .build();
+    assert_eq!(from_builder, Ok(built));
+    // Negative bounds round inward too.
+    let negative = Form::from_requested_schema(
+        "m",
+        &json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": -2.5, "maximum": -0.5}}}),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let n = &negative.requested_schema()["properties"]["n"];
+    assert_eq!((&n["minimum"], &n["maximum"]), (&json!(-2), &json!(-1)));
+    // Bounds that leave no integer, or lie beyond what an integer field holds, are refused.
+    for (bound, keyword) in [
+        (json!({"minimum": 0.2, "maximum": 0.8}), "minimum"),
+        (json!({"minimum": 1e20}), "minimum"),
+        (json!({"maximum": -1e19}), "maximum"),
+    ] {
+        let mut prop = json!({"type": "integer"});
+        for (k, v) in bound.as_object().into_iter().flatten() {
+            prop[k] = v.clone();
+        }
+        let err =
+            Form::from_requested_schema("m", &json!({"type": "object", "properties": {"n": prop}}))
+                .err();
+        assert!(
+            matches!(
+                &err,
+                Some(FormError::MinAboveMax { .. }) | Some(FormError::BadKeywordValue { .. })
+            ),
+            "{bound}: {err:?} ({keyword})"
+        );
+    }
+}
+
+#[test]
+fn duplicates_are_removed_by_default_and_refused_on_request() {
+    let roles = || Field::multi_choice("roles").options(["admin", "member"]);
+    let lenient = Form::builder("m")
+        .field(roles().required())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let answers = accepted(&lenient, json!({"roles": ["admin", "admin"]}));
+    assert_eq!(answers.strings("roles"), Ok(vec!["admin"]));
+    assert_eq!(answers.report().deduplicated(), ["roles"]);
+    assert_eq!(
+        answers.report().to_string(),
+        "field \"roles\": duplicates removed"
+    );
+
+    let strict = Form::builder("m")
+        .field(roles().refuse_duplicates().required())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let Outcome::Invalid(report) =
+        strict.validate(&json!({"action": "accept", "content": {"roles": ["admin", "admin"]}}))
+    else {
+        panic!("duplicates accepted by a form that refuses them")
+    };
+    assert_eq!(report.reason("roles"), Some(Reason::DuplicateItem));
+    // Refusing duplicates is the server's rule, not the wire's: the schema is the same.
+    assert_eq!(strict.requested_schema(), lenient.requested_schema());
+
+    // A default is the server's own: a repeated item is a mistake either way.
+    assert_eq!(
+        Form::builder("m")
+            .field(roles().default(vec!["admin", "admin"]))
+            .build(),
+        Err(FormError::DefaultRejected {
+            field: "roles".into(),
+            reason: Reason::DuplicateItem
+        })
+    );
+    assert_eq!(
+        Form::builder("m")
+            .field(Field::choice("c").option("a").refuse_duplicates())
+            .build(),
+        Err(FormError::NotApplicable {
+            field: "c".into(),
+            keyword: "uniqueItems"
+        })
+    );
 }

@@ -1,7 +1,9 @@
 //! Every field kind and the five enum shapes round-trip through emit and
 //! parse, against golden files in `tests/golden/forms/`.
 //!
-//! Regenerate with `UPDATE_GOLDEN=1 cargo test --test form_golden` and review the diff.
+//! The files hold the ordered schema text ([`Form::schema`]): properties and
+//! `required` in declaration order. Regenerate with
+//! `UPDATE_GOLDEN=1 cargo test --test form_golden` and review the diff.
 
 #![allow(
     clippy::panic,
@@ -12,8 +14,17 @@
 
 use std::path::PathBuf;
 
-use mrtr_guard::{Field, Form};
+use mrtr_guard::{Field, Form, FormError, JsonError};
 use serde_json::Value;
+
+/// The demo server's forms (`examples/support/signup_tools.rs`); only
+/// `forms()` is used here.
+#[allow(
+    dead_code,
+    reason = "the tools themselves are exercised by runtime_flows"
+)]
+#[path = "../examples/support/signup_tools.rs"]
+mod signup_tools;
 
 fn golden_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -130,32 +141,114 @@ fn cases() -> Vec<(&'static str, Form)> {
     ]
 }
 
+/// The form's ordered schema as the golden files hold it.
+fn ordered_text(form: &Form) -> String {
+    serde_json::to_string_pretty(form.schema()).unwrap_or_else(|e| panic!("{e}")) + "\n"
+}
+
 #[test]
 fn emit_matches_golden_and_parse_round_trips() {
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     for (name, form) in cases() {
-        let emitted = form.requested_schema();
+        let emitted = ordered_text(&form);
         if update {
-            let text = serde_json::to_string_pretty(&emitted).unwrap_or_default() + "\n";
-            std::fs::write(golden_path(name), text).unwrap_or_else(|e| panic!("write {name}: {e}"));
+            std::fs::write(golden_path(name), &emitted)
+                .unwrap_or_else(|e| panic!("write {name}: {e}"));
         }
-        let golden = read_golden(name);
+        // Text, so key order counts: properties and `required` as declared.
+        let golden = std::fs::read_to_string(golden_path(name))
+            .unwrap_or_else(|e| panic!("golden {name}: {e}"));
         assert_eq!(
             emitted, golden,
             "{name}: emitted schema differs from golden"
         );
-        let parsed = Form::from_requested_schema(form.message(), &golden)
+        let parsed = Form::from_requested_schema_json(form.message(), &golden)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
             parsed, form,
             "{name}: parse(golden) differs from the built form"
         );
         assert_eq!(
-            parsed.requested_schema(),
+            ordered_text(&parsed),
             golden,
             "{name}: emit(parse(golden)) differs"
         );
+        // The `Value` forms agree, whatever their key order; parsed from a
+        // `Value`, fields come sorted by name, and so does `required`.
+        let value = read_golden(name);
+        assert_eq!(form.requested_schema(), value, "{name}");
+        let from_value = Form::from_requested_schema(form.message(), &value)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(
+            same_order_free(&from_value.requested_schema()),
+            same_order_free(&value),
+            "{name}"
+        );
     }
+}
+
+/// A schema `Value` with `required` sorted: what it says, whatever the order.
+fn same_order_free(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        required.sort_by(|a, b| a.as_str().cmp(&b.as_str()));
+    }
+    schema
+}
+
+#[test]
+fn the_signup_forms_reach_the_client_in_declaration_order() {
+    let forms = signup_tools::forms().unwrap_or_else(|e| panic!("{e}"));
+    let team = forms.team.schema().to_json_string();
+    assert!(
+        team.starts_with(
+            r#"{"type":"object","properties":{"teamSize":{"type":"integer","minimum":2,"maximum":500,"title":"Team Size"},"roles":{"type":"array","#
+        ),
+        "{team}"
+    );
+    assert!(
+        team.ends_with(r#""required":["teamSize","roles"]}"#),
+        "{team}"
+    );
+    let account = forms.account.schema().to_json_string();
+    let (email, plan) = (account.find(r#""email""#), account.find(r#""plan""#));
+    assert!(email.is_some() && email < plan, "{account}");
+    // The order survives a round trip through the text.
+    let again = Form::from_requested_schema_json(forms.team.message(), &team)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, forms.team);
+    let names: Vec<&str> = again.fields().iter().map(|f| f.name()).collect();
+    assert_eq!(names, ["teamSize", "roles"]);
+    // A `Value` sorts its keys: that path lists `roles` first, and the
+    // built form (declared `teamSize`, `roles`) differs from it in order only.
+    let from_value =
+        Form::from_requested_schema(forms.team.message(), &forms.team.requested_schema())
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(from_value.fields()[0].name(), "roles");
+    assert_eq!(
+        same_order_free(&from_value.requested_schema()),
+        same_order_free(&forms.team.requested_schema())
+    );
+}
+
+#[test]
+fn schema_text_must_be_strict_json() {
+    let dup = r#"{"type":"object","properties":{"a":{"type":"string"},"a":{"type":"integer"}}}"#;
+    assert!(matches!(
+        Form::from_requested_schema_json("m", dup),
+        Err(FormError::Json(JsonError::DuplicateKey { .. }))
+    ));
+    assert!(matches!(
+        Form::from_requested_schema_json("m", r#"{"type":"object","properties":{}} x"#),
+        Err(FormError::Json(JsonError::TrailingData { .. }))
+    ));
+    assert_eq!(
+        Form::from_requested_schema_json("m", r#"{"type":"object","properties":[]}"#),
+        Err(FormError::BadKeywordValue {
+            field: None,
+            keyword: "properties"
+        })
+    );
 }
 
 #[test]

@@ -16,7 +16,8 @@
 //! no field refused (stripped unknown keys are fine: JSON Schema allows them).
 //!
 //! One deliberate deviation is skipped and counted on its own: integer fields
-//! hold an `i64`, so a 50-digit "bignum integer" is out of range by design.
+//! hold `i64::MIN..=u64::MAX`, so a 50-digit "bignum integer" is out of range
+//! by design.
 
 #![allow(
     clippy::panic,
@@ -63,7 +64,7 @@ const FORMAT_FILES: &[&str] = &[
 const DEVIATIONS: &[(&str, &str, &str)] = &[(
     "optional/bignum.json",
     "integer",
-    "integer fields hold an i64 by design",
+    "integer fields hold i64::MIN..=u64::MAX by design",
 )];
 
 #[derive(Default)]

@@ -34,6 +34,11 @@ fn form() -> Form {
                 .options(["a", "b", "c"])
                 .max_items(2),
         )
+        .field(
+            Field::multi_choice("once")
+                .options(["x", "y"])
+                .refuse_duplicates(),
+        )
         .build()
         .unwrap_or_else(|e| panic!("{e}"))
 }
@@ -44,6 +49,8 @@ enum Expect {
     Json(fn(&JsonError) -> bool),
     /// Accepted, nothing refused; `usize` unknown keys stripped; optional check of to_json.
     Accepted(usize, Option<Value>),
+    /// Accepted, nothing refused, duplicates removed from this field; the content.
+    Deduped(&'static str, Value),
     /// Accepted, this optional field dropped for this reason.
     Dropped(&'static str, Reason),
     /// Invalid: this required field for this reason.
@@ -70,6 +77,7 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect, Limits)> {
     let big = Limits::default().with_max_bytes(16 * 1024 * 1024);
     let ten_mb = "x".repeat(10 * 1024 * 1024);
     let tags_flood = format!(r#""tags":[{}"a"]"#, "\"a\",".repeat(100_000));
+    let once_flood = format!(r#""once":[{}"x"]"#, "\"x\",".repeat(100_000));
     let many_keys: String = (0..10_000).map(|i| format!(r#""k{i}":1,"#)).collect();
     vec![
         // --- strict JSON ---
@@ -372,9 +380,12 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect, Limits)> {
             d,
         ),
         (
-            "2^63 is beyond i64",
+            "2^63 is within u64",
             acc(r#""n":9223372036854775808"#),
-            Dropped("n", Reason::OutOfRange),
+            Accepted(
+                0,
+                Some(json!({"name":"Ada","n":9_223_372_036_854_775_808_u64})),
+            ),
             d,
         ),
         (
@@ -386,7 +397,55 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect, Limits)> {
         (
             "u64::MAX",
             acc(r#""n":18446744073709551615"#),
+            Accepted(0, Some(json!({"name":"Ada","n":u64::MAX}))),
+            d,
+        ),
+        (
+            "2^64 is beyond u64",
+            acc(r#""n":18446744073709551616"#),
             Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^52 + 1.5 in float syntax is not read as 2^52 + 2",
+            acc(r#""n":4503599627370497.5"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "-(2^52 + 1.5) in float syntax",
+            acc(r#""n":-4503599627370497.5"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^53 in float syntax",
+            acc(r#""n":9007199254740992.0"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^52 in float syntax",
+            acc(r#""n":4503599627370496.0"#),
+            Dropped("n", Reason::OutOfRange),
+            d,
+        ),
+        (
+            "2^52 - 0.5 in float syntax is a fraction",
+            acc(r#""n":4503599627370495.5"#),
+            Dropped("n", Reason::NotAnInteger),
+            d,
+        ),
+        (
+            "2^52 - 1 in float syntax is whole",
+            acc(r#""n":4503599627370495.0"#),
+            Accepted(0, Some(json!({"name":"Ada","n":4_503_599_627_370_495_i64}))),
+            d,
+        ),
+        (
+            "2^53 + 1 in integer syntax is exact",
+            acc(r#""n":9007199254740993"#),
+            Accepted(0, Some(json!({"name":"Ada","n":9_007_199_254_740_993_i64}))),
             d,
         ),
         (
@@ -558,9 +617,27 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect, Limits)> {
             d,
         ),
         (
-            "multi duplicates",
-            acc(r#""tags":["a","a"]"#),
-            Dropped("tags", Reason::DuplicateItem),
+            "multi duplicates are removed, the first kept",
+            acc(r#""tags":["b","a","b","a"]"#),
+            Deduped("tags", json!({"name":"Ada","tags":["b","a"]})),
+            d,
+        ),
+        (
+            "multi duplicates counted after removal",
+            acc(r#""tags":["a","b","a","b","a"]"#),
+            Deduped("tags", json!({"name":"Ada","tags":["a","b"]})),
+            d,
+        ),
+        (
+            "multi duplicates refused when the field says so",
+            acc(r#""once":["x","x"]"#),
+            Dropped("once", Reason::DuplicateItem),
+            d,
+        ),
+        (
+            "multi refusing duplicates takes distinct items",
+            acc(r#""once":["y","x"]"#),
+            Accepted(0, Some(json!({"name":"Ada","once":["y","x"]}))),
             d,
         ),
         (
@@ -602,7 +679,13 @@ fn cases() -> Vec<(&'static str, Vec<u8>, Expect, Limits)> {
         (
             "multi flood of 100k items",
             acc(&tags_flood),
-            Dropped("tags", Reason::DuplicateItem),
+            Deduped("tags", json!({"name":"Ada","tags":["a"]})),
+            d,
+        ),
+        (
+            "multi flood of 100k items, duplicates refused",
+            acc(&once_flood),
+            Dropped("once", Reason::DuplicateItem),
             d,
         ),
         (
@@ -684,6 +767,12 @@ fn check(name: &str, form: &Form, bytes: &[u8], expect: &Expect, limits: &Limits
             if let Some(json) = json {
                 assert_eq!(&a.to_json(), json, "{name}");
             }
+        }
+        (Expect::Deduped(field, json), Outcome::Accepted(a)) => {
+            assert!(a.report().issues().is_empty(), "{name}: {}", a.report());
+            assert_eq!(a.report().deduplicated(), [*field], "{name}");
+            assert!(!a.report().is_clean(), "{name}");
+            assert_eq!(&a.to_json(), json, "{name}");
         }
         (Expect::Dropped(field, reason), Outcome::Accepted(a)) => {
             let issues = a.report().issues();

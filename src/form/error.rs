@@ -2,7 +2,8 @@
 
 use std::fmt;
 
-use crate::validate::Reason;
+use crate::form::report::Reason;
+use crate::form::strict::JsonError;
 
 /// Why a form could not be built or a `requestedSchema` could not be parsed.
 ///
@@ -145,11 +146,24 @@ pub enum FormError {
     },
     /// The `requestedSchema` is not a JSON object.
     SchemaNotObject,
+    /// The `requestedSchema` text is not strict JSON
+    /// ([`Form::from_requested_schema_json`](crate::Form::from_requested_schema_json)).
+    Json(JsonError),
     /// An override or exclusion names a field the form does not have.
     UnknownField {
         /// The name.
         field: String,
     },
+}
+
+impl FormError {
+    /// A keyword of property `field` has a value of the wrong shape.
+    pub(crate) fn bad(field: &str, keyword: &'static str) -> Self {
+        Self::BadKeywordValue {
+            field: Some(field.to_owned()),
+            keyword,
+        }
+    }
 }
 
 impl fmt::Display for FormError {
@@ -267,9 +281,17 @@ impl fmt::Display for FormError {
                 write!(f, "required names {field:?}, which is not a property")
             }
             Self::SchemaNotObject => f.write_str("requestedSchema must be a JSON object"),
+            Self::Json(e) => write!(f, "requestedSchema is not strict json: {e}"),
             Self::UnknownField { field } => write!(f, "the form has no field {field:?}"),
         }
     }
 }
 
-impl std::error::Error for FormError {}
+impl std::error::Error for FormError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Json(e) => Some(e),
+            _ => None,
+        }
+    }
+}

@@ -2,46 +2,20 @@
 
 use serde_json::Value;
 
-use super::error::FormError;
-
-/// A string format of the MCP form profile.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Format {
-    /// An RFC 5321 mailbox (`local@domain`), no display name.
-    Email,
-    /// An RFC 3986 absolute URI (a scheme is required; a fragment is allowed).
-    Uri,
-    /// An RFC 3339 `full-date` (`2024-02-29`).
-    Date,
-    /// An RFC 3339 `date-time` (`2024-02-29T12:00:00Z`).
-    DateTime,
-}
-
-impl Format {
-    /// The wire name: `email`, `uri`, `date` or `date-time`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Email => "email",
-            Self::Uri => "uri",
-            Self::Date => "date",
-            Self::DateTime => "date-time",
-        }
-    }
-
-    /// The format with this wire name, if the profile has it.
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "email" => Some(Self::Email),
-            "uri" => Some(Self::Uri),
-            "date" => Some(Self::Date),
-            "date-time" => Some(Self::DateTime),
-            _ => None,
-        }
-    }
-}
+use crate::form::error::FormError;
+use crate::form::format::Format;
+use crate::form::kind::Kind;
+use crate::form::kind::boolean::Boolean;
+use crate::form::kind::choice::Single;
+use crate::form::kind::integer::Integer;
+use crate::form::kind::multi::Multi;
+use crate::form::kind::number::Number;
+use crate::form::kind::options::Choice;
+use crate::form::kind::string::Text;
+use crate::form::numbers::Bound;
+use crate::form::report::Reason;
+use crate::form::title::humanize;
+use crate::form::value::ref_to_json;
 
 /// The kind of a field, one per shape of the MCP form profile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,7 +31,8 @@ pub enum FieldKind {
     Date,
     /// Text in `date-time` format.
     DateTime,
-    /// A whole number (`minimum`, `maximum`, inclusive) that fits an `i64`.
+    /// A whole number (`minimum`, `maximum`, inclusive) in
+    /// `i64::MIN..=u64::MAX`, held exactly.
     Integer,
     /// Any JSON number (`minimum`, `maximum`, inclusive).
     Number,
@@ -69,40 +44,6 @@ pub enum FieldKind {
     MultiChoice,
 }
 
-/// One offered value of a choice, with an optional display title.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Choice {
-    pub(crate) value: String,
-    pub(crate) title: Option<String>,
-}
-
-/// The compiled shape of a field.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Kind {
-    Text {
-        min_length: Option<u64>,
-        max_length: Option<u64>,
-        format: Option<Format>,
-    },
-    Integer {
-        minimum: Option<i64>,
-        maximum: Option<i64>,
-    },
-    Number {
-        minimum: Option<f64>,
-        maximum: Option<f64>,
-    },
-    Boolean,
-    Choice {
-        options: Vec<Choice>,
-    },
-    Multi {
-        options: Vec<Choice>,
-        min_items: Option<u64>,
-        max_items: Option<u64>,
-    },
-}
-
 /// A builder mistake kept until [`FormBuilder::build`](crate::FormBuilder::build)
 /// reports it with the field's name.
 #[derive(Debug, Clone, PartialEq)]
@@ -110,10 +51,6 @@ pub(crate) enum Pending {
     NotApplicable(&'static str),
     BadValue(&'static str),
 }
-
-/// The largest magnitude an integer bound given as `f64` may have (2^53):
-/// beyond it an `f64` no longer names one integer.
-const EXACT_F64_INT: f64 = 9_007_199_254_740_992.0;
 
 /// One field of a form, described once: the same value emits its property
 /// schema and checks its answer.
@@ -144,35 +81,24 @@ impl Field {
     /// A field of the given kind. Fields are optional until [`required`](Self::required).
     #[must_use]
     pub fn new(name: impl Into<String>, kind: FieldKind) -> Self {
-        let text = |format| Kind::Text {
-            min_length: None,
-            max_length: None,
-            format,
-        };
+        let text = |format| Kind::Text(Text::new(format));
         let kind = match kind {
             FieldKind::String => text(None),
             FieldKind::Email => text(Some(Format::Email)),
             FieldKind::Uri => text(Some(Format::Uri)),
             FieldKind::Date => text(Some(Format::Date)),
             FieldKind::DateTime => text(Some(Format::DateTime)),
-            FieldKind::Integer => Kind::Integer {
-                minimum: None,
-                maximum: None,
-            },
-            FieldKind::Number => Kind::Number {
-                minimum: None,
-                maximum: None,
-            },
-            FieldKind::Boolean => Kind::Boolean,
-            FieldKind::Choice => Kind::Choice {
-                options: Vec::new(),
-            },
-            FieldKind::MultiChoice => Kind::Multi {
-                options: Vec::new(),
-                min_items: None,
-                max_items: None,
-            },
+            FieldKind::Integer => Kind::Integer(Integer::default()),
+            FieldKind::Number => Kind::Number(Number::default()),
+            FieldKind::Boolean => Kind::Boolean(Boolean),
+            FieldKind::Choice => Kind::Choice(Single::default()),
+            FieldKind::MultiChoice => Kind::Multi(Multi::default()),
         };
+        Self::of_kind(name, kind)
+    }
+
+    /// A field of an already-made kind (as a parsed schema gives it).
+    pub(crate) fn of_kind(name: impl Into<String>, kind: Kind) -> Self {
         Self {
             name: name.into(),
             title: None,
@@ -286,7 +212,7 @@ impl Field {
     #[must_use]
     pub fn min_length(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Text { min_length, .. } => *min_length = Some(n),
+            Kind::Text(t) => t.min_length = Some(n),
             _ => self.pend(Pending::NotApplicable("minLength")),
         }
         self
@@ -296,7 +222,7 @@ impl Field {
     #[must_use]
     pub fn max_length(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Text { max_length, .. } => *max_length = Some(n),
+            Kind::Text(t) => t.max_length = Some(n),
             _ => self.pend(Pending::NotApplicable("maxLength")),
         }
         self
@@ -306,22 +232,25 @@ impl Field {
     #[must_use]
     pub fn format(mut self, f: Format) -> Self {
         match &mut self.kind {
-            Kind::Text { format, .. } => *format = Some(f),
+            Kind::Text(t) => t.format = Some(f),
             _ => self.pend(Pending::NotApplicable("format")),
         }
         self
     }
 
-    /// Inclusive lower bound (integer and number fields). On an integer field
-    /// the bound must be a whole number of magnitude at most 2^53.
+    /// Inclusive lower bound (integer and number fields): any integer up to
+    /// 64 bits, or a float. On an integer field a float is rounded up
+    /// (`0.5` is `1`), and the bound must land in `i64::MIN..=u64::MAX`.
     #[must_use]
-    pub fn minimum(self, v: impl Into<f64>) -> Self {
+    pub fn minimum(self, v: impl Into<Bound>) -> Self {
         self.bound(v.into(), true)
     }
 
-    /// Inclusive upper bound (integer and number fields).
+    /// Inclusive upper bound (integer and number fields): any integer up to
+    /// 64 bits, or a float. On an integer field a float is rounded down
+    /// (`10.5` is `10`), and the bound must land in `i64::MIN..=u64::MAX`.
     #[must_use]
-    pub fn maximum(self, v: impl Into<f64>) -> Self {
+    pub fn maximum(self, v: impl Into<Bound>) -> Self {
         self.bound(v.into(), false)
     }
 
@@ -358,7 +287,7 @@ impl Field {
     #[must_use]
     pub fn min_items(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Multi { min_items, .. } => *min_items = Some(n),
+            Kind::Multi(m) => m.min_items = Some(n),
             _ => self.pend(Pending::NotApplicable("minItems")),
         }
         self
@@ -368,8 +297,24 @@ impl Field {
     #[must_use]
     pub fn max_items(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Multi { max_items, .. } => *max_items = Some(n),
+            Kind::Multi(m) => m.max_items = Some(n),
             _ => self.pend(Pending::NotApplicable("maxItems")),
+        }
+        self
+    }
+
+    /// Refuse an answer that picks an option twice (multi-choice fields).
+    ///
+    /// By default repeated items are removed, keeping the first of each, and
+    /// the report lists the field under
+    /// [`Report::deduplicated`](crate::Report::deduplicated). The MCP form
+    /// profile has no `uniqueItems`, so this rule is not in the schema: a
+    /// client cannot see it, and a parsed schema removes duplicates.
+    #[must_use]
+    pub fn refuse_duplicates(mut self) -> Self {
+        match &mut self.kind {
+            Kind::Multi(m) => m.refuse_duplicates = true,
+            _ => self.pend(Pending::NotApplicable("uniqueItems")),
         }
         self
     }
@@ -390,37 +335,24 @@ impl Field {
     #[must_use]
     pub fn kind(&self) -> FieldKind {
         match &self.kind {
-            Kind::Text { format: None, .. } => FieldKind::String,
-            Kind::Text {
-                format: Some(Format::Email),
-                ..
-            } => FieldKind::Email,
-            Kind::Text {
-                format: Some(Format::Uri),
-                ..
-            } => FieldKind::Uri,
-            Kind::Text {
-                format: Some(Format::Date),
-                ..
-            } => FieldKind::Date,
-            Kind::Text {
-                format: Some(Format::DateTime),
-                ..
-            } => FieldKind::DateTime,
-            Kind::Integer { .. } => FieldKind::Integer,
-            Kind::Number { .. } => FieldKind::Number,
-            Kind::Boolean => FieldKind::Boolean,
-            Kind::Choice { .. } => FieldKind::Choice,
-            Kind::Multi { .. } => FieldKind::MultiChoice,
+            Kind::Text(t) => match t.format {
+                None => FieldKind::String,
+                Some(Format::Email) => FieldKind::Email,
+                Some(Format::Uri) => FieldKind::Uri,
+                Some(Format::Date) => FieldKind::Date,
+                Some(Format::DateTime) => FieldKind::DateTime,
+            },
+            Kind::Integer(_) => FieldKind::Integer,
+            Kind::Number(_) => FieldKind::Number,
+            Kind::Boolean(_) => FieldKind::Boolean,
+            Kind::Choice(_) => FieldKind::Choice,
+            Kind::Multi(_) => FieldKind::MultiChoice,
         }
     }
 
     /// The options of a choice, as `(value, title)`; empty for other kinds.
     pub(crate) fn choices(&self) -> &[Choice] {
-        match &self.kind {
-            Kind::Choice { options } | Kind::Multi { options, .. } => options,
-            _ => &[],
-        }
+        self.kind.options()
     }
 
     fn pend(&mut self, p: Pending) {
@@ -429,30 +361,45 @@ impl Field {
         }
     }
 
-    fn bound(mut self, v: f64, lower: bool) -> Self {
+    fn bound(mut self, b: Bound, lower: bool) -> Self {
         let keyword = if lower { "minimum" } else { "maximum" };
-        match &mut self.kind {
-            Kind::Number { minimum, maximum } => {
-                if v.is_finite() {
-                    *(if lower { minimum } else { maximum }) = Some(v);
+        let ok = match &mut self.kind {
+            Kind::Number(n) => {
+                let v = Some(b.to_f64()).filter(|v| v.is_finite());
+                let slot = if lower {
+                    &mut n.minimum
                 } else {
-                    self.pend(Pending::BadValue(keyword));
-                }
+                    &mut n.maximum
+                };
+                *slot = v;
+                v.is_some()
             }
-            Kind::Integer { minimum, maximum } => match exact_i64(v) {
-                Some(i) => *(if lower { minimum } else { maximum }) = Some(i),
-                None => self.pend(Pending::BadValue(keyword)),
-            },
-            _ => self.pend(Pending::NotApplicable(keyword)),
+            Kind::Integer(n) => {
+                let v = b.to_int(lower);
+                let slot = if lower {
+                    &mut n.minimum
+                } else {
+                    &mut n.maximum
+                };
+                *slot = v;
+                v.is_some()
+            }
+            _ => {
+                self.pend(Pending::NotApplicable(keyword));
+                return self;
+            }
+        };
+        if !ok {
+            self.pend(Pending::BadValue(keyword));
         }
         self
     }
 
-    pub(crate) fn set_int_bounds(mut self, min: Option<i64>, max: Option<i64>) -> Self {
+    pub(crate) fn set_int_bounds(mut self, min: Option<i128>, max: Option<i128>) -> Self {
         match &mut self.kind {
-            Kind::Integer { minimum, maximum } => {
-                *minimum = min;
-                *maximum = max;
+            Kind::Integer(n) => {
+                n.minimum = min;
+                n.maximum = max;
             }
             _ => self.pend(Pending::NotApplicable("minimum")),
         }
@@ -461,7 +408,9 @@ impl Field {
 
     fn push_option(mut self, choice: Choice) -> Self {
         match &mut self.kind {
-            Kind::Choice { options } | Kind::Multi { options, .. } => options.push(choice),
+            Kind::Choice(Single { options }) | Kind::Multi(Multi { options, .. }) => {
+                options.push(choice);
+            }
             _ => self.pend(Pending::NotApplicable("enum")),
         }
         self
@@ -492,52 +441,9 @@ impl Field {
         match &self.title {
             Some(t) if t.trim().is_empty() => return Err(FormError::BlankTitle { field: field() }),
             Some(_) => {}
-            None => self.title = Some(super::title::humanize(&self.name)),
+            None => self.title = Some(humanize(&self.name)),
         }
-        match &self.kind {
-            Kind::Text {
-                min_length: Some(lo),
-                max_length: Some(hi),
-                ..
-            } if lo > hi => {
-                return Err(FormError::MinAboveMax {
-                    field: field(),
-                    keyword: "minLength",
-                });
-            }
-            Kind::Integer {
-                minimum: Some(lo),
-                maximum: Some(hi),
-            } if lo > hi => {
-                return Err(FormError::MinAboveMax {
-                    field: field(),
-                    keyword: "minimum",
-                });
-            }
-            Kind::Number {
-                minimum: Some(lo),
-                maximum: Some(hi),
-            } if lo > hi => {
-                return Err(FormError::MinAboveMax {
-                    field: field(),
-                    keyword: "minimum",
-                });
-            }
-            Kind::Multi {
-                min_items: Some(lo),
-                max_items: Some(hi),
-                ..
-            } if lo > hi => {
-                return Err(FormError::MinAboveMax {
-                    field: field(),
-                    keyword: "minItems",
-                });
-            }
-            Kind::Choice { options } | Kind::Multi { options, .. } => {
-                check_options(&self.name, options)?
-            }
-            _ => {}
-        }
+        self.kind.compile(&self.name)?;
         if let Some(raw) = self.default.take() {
             self.default = Some(self.compile_default(&raw)?);
         }
@@ -545,10 +451,14 @@ impl Field {
     }
 
     fn compile_default(&self, raw: &Value) -> Result<Value, FormError> {
-        use crate::validate::Reason;
         let field = self.name.clone();
-        match crate::validate::check::check(self, raw) {
-            Ok(value) => Ok(crate::validate::ref_to_json(&value.to_ref(self))),
+        match self.kind.check(raw) {
+            // The default is the server's own: a repeated item is a mistake.
+            Ok(value) if value.deduplicated() => Err(FormError::DefaultRejected {
+                field,
+                reason: Reason::DuplicateItem,
+            }),
+            Ok(value) => Ok(ref_to_json(&value.to_ref(self.choices()))),
             Err(Reason::WrongType | Reason::Null | Reason::NotAnInteger) => {
                 Err(FormError::DefaultWrongType { field })
             }
@@ -558,62 +468,9 @@ impl Field {
     }
 }
 
-/// Options must be non-empty, distinct, non-blank when titled, and all titled
-/// or all untitled.
-fn check_options(name: &str, options: &[Choice]) -> Result<(), FormError> {
-    let field = || name.to_owned();
-    let Some(first) = options.first() else {
-        return Err(FormError::NoOptions { field: field() });
-    };
-    let titled = first.title.is_some();
-    for (i, c) in options.iter().enumerate() {
-        if c.value.is_empty() {
-            return Err(FormError::EmptyOption { field: field() });
-        }
-        if c.title.is_some() != titled {
-            return Err(FormError::MixedOptions { field: field() });
-        }
-        if c.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
-            return Err(FormError::BlankOptionTitle {
-                field: field(),
-                option: c.value.clone(),
-            });
-        }
-        if options.iter().take(i).any(|p| p.value == c.value) {
-            return Err(FormError::DuplicateOption {
-                field: field(),
-                option: c.value.clone(),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// `v` as an `i64` when it is a whole number of magnitude at most 2^53.
-pub(crate) fn exact_i64(v: f64) -> Option<i64> {
-    if v.is_finite() && v.fract() == 0.0 && v.abs() <= EXACT_F64_INT {
-        #[expect(
-            clippy::cast_possible_truncation,
-            reason = "whole and within 2^53, so exact"
-        )]
-        Some(v as i64)
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn exact_integers_only() {
-        assert_eq!(exact_i64(2.0), Some(2));
-        assert_eq!(exact_i64(-0.0), Some(0));
-        assert_eq!(exact_i64(1.5), None);
-        assert_eq!(exact_i64(1e300), None);
-        assert_eq!(exact_i64(f64::NAN), None);
-    }
 
     #[test]
     fn misuse_is_reported_with_the_name() {
@@ -625,7 +482,7 @@ mod tests {
                 keyword: "minLength"
             })
         );
-        let err = Field::integer("n").minimum(1.5).compile();
+        let err = Field::integer("n").minimum(f64::NAN).compile();
         assert_eq!(
             err,
             Err(FormError::BadKeywordValue {

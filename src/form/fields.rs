@@ -2,7 +2,7 @@
 //! [`FieldType`] mapping from Rust types to fields, and the
 //! [`form_fields!`](crate::form_fields) macro that writes the impl.
 
-use super::field::Field;
+use crate::form::field::Field;
 
 /// A type whose fields describe a form.
 ///
@@ -10,15 +10,15 @@ use super::field::Field;
 /// hand for full control. Accepted answers bind back into the type with
 /// [`Answers::bind`](crate::Answers::bind).
 pub trait FormFields {
-    /// The fields of the form, in any order.
+    /// The fields of the form, in the order they reach the client.
     fn form_fields() -> Vec<Field>;
 }
 
 /// The field that holds a value of this Rust type.
 ///
 /// Plain types give a required field; `Option<T>` gives the same field,
-/// optional. Integer types carry their own range as `minimum`/`maximum`, so
-/// an accepted answer always binds. `Vec<String>` is a multi-choice whose
+/// optional. Integer types (up to `i64` and `u64`) carry their own range as
+/// `minimum`/`maximum`, so an accepted answer always binds. `Vec<String>` is a multi-choice whose
 /// options must be configured.
 pub trait FieldType {
     /// The field named `name` for this type.
@@ -52,32 +52,18 @@ impl FieldType for f32 {
     }
 }
 
-impl FieldType for i64 {
-    fn field(name: &str) -> Field {
-        Field::integer(name).required()
-    }
-}
-
-impl FieldType for u64 {
-    fn field(name: &str) -> Field {
-        Field::integer(name)
-            .set_int_bounds(Some(0), None)
-            .required()
-    }
-}
-
-macro_rules! small_int_field {
+macro_rules! int_field {
     ($($t:ty),*) => {$(
         impl FieldType for $t {
             fn field(name: &str) -> Field {
                 Field::integer(name)
-                    .set_int_bounds(Some(i64::from(<$t>::MIN)), Some(i64::from(<$t>::MAX)))
+                    .set_int_bounds(Some(i128::from(<$t>::MIN)), Some(i128::from(<$t>::MAX)))
                     .required()
             }
         }
     )*};
 }
-small_int_field!(i8, i16, i32, u8, u16, u32);
+int_field!(i8, i16, i32, i64, u8, u16, u32, u64);
 
 impl FieldType for Vec<String> {
     fn field(name: &str) -> Field {

@@ -4,7 +4,7 @@
 use std::fmt;
 
 use crate::RpcError;
-use crate::validate::{AnswerError, BindError, Report};
+use crate::form::{AnswerError, BindError, Report};
 use crate::wire::InputRequiredResult;
 
 /// The state of one question in this round.

@@ -9,9 +9,9 @@ use serde_json::{Map, Value};
 
 use crate::RpcError;
 use crate::form::Form;
+use crate::form::{Answers, Outcome};
 use crate::runtime::{Call, Flow, Reply, Response, Stop};
 use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, Proven, StateError};
-use crate::validate::{Answers, Outcome};
 use crate::wire::{
     ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
     InputRequest, InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,

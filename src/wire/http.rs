@@ -12,7 +12,7 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
 use crate::RpcError;
-use crate::validate::{Limits, parse_strict};
+use crate::form::{Limits, parse_strict};
 use crate::wire::{PROTOCOL_VERSION, RequestMeta};
 
 /// Which protocol versions the header check accepts.

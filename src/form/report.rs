@@ -15,8 +15,10 @@ pub enum Reason {
     WrongType,
     /// A number with a fractional part for an integer field.
     NotAnInteger,
-    /// A whole number an integer field cannot hold exactly: beyond `i64`, or
-    /// in float syntax (`1e300`) beyond 2^53.
+    /// A whole number an integer field cannot hold exactly: beyond
+    /// `i64::MIN..=u64::MAX`, or in float syntax (`1e300`, `4503599627370497.5`)
+    /// at a magnitude of 2^52 or more, where an `f64` no longer tells a whole
+    /// number from a fraction. Integer syntax is exact over the whole range.
     OutOfRange,
     /// Fewer code points than `minLength`.
     TooShort,
@@ -30,7 +32,9 @@ pub enum Reason {
     BadFormat,
     /// A value (or item) that is not an offered option.
     NotOffered,
-    /// A multi-choice item given twice.
+    /// A multi-choice item given twice, on a field that refuses duplicates
+    /// ([`Field::refuse_duplicates`](crate::Field::refuse_duplicates); by
+    /// default they are removed).
     DuplicateItem,
     /// Fewer items than `minItems`.
     TooFewItems,
@@ -140,8 +144,9 @@ impl Issue {
 const MAX_STRIPPED_NAMES: usize = 16;
 const MAX_STRIPPED_NAME_CHARS: usize = 64;
 
-/// What the validator found: field issues with reason codes, stripped
-/// unknown keys, or a problem with the result as a whole.
+/// What the validator found: field issues with reason codes, fix-ups made
+/// on the way (stripped unknown keys, multi-choice duplicates removed), or a
+/// problem with the result as a whole.
 ///
 /// A report never holds a submitted value. Unknown key names are kept (at
 /// most 16, each cut to 64 characters, printed escaped) with a total count.
@@ -149,6 +154,7 @@ const MAX_STRIPPED_NAME_CHARS: usize = 64;
 pub struct Report {
     problem: Option<Problem>,
     issues: Vec<Issue>,
+    deduplicated: Vec<String>,
     stripped: Vec<String>,
     stripped_count: usize,
 }
@@ -175,6 +181,13 @@ impl Report {
             .map(|i| i.reason)
     }
 
+    /// The multi-choice fields whose repeated items were removed (a fix-up,
+    /// not an issue: the answer was kept, without the repeats).
+    #[must_use]
+    pub fn deduplicated(&self) -> &[String] {
+        &self.deduplicated
+    }
+
     /// Names of unknown content keys that were stripped (at most 16, each cut
     /// to 64 characters).
     #[must_use]
@@ -188,10 +201,13 @@ impl Report {
         self.stripped_count
     }
 
-    /// `true` when nothing was refused or stripped.
+    /// `true` when nothing was refused, stripped or de-duplicated.
     #[must_use]
     pub fn is_clean(&self) -> bool {
-        self.problem.is_none() && self.issues.is_empty() && self.stripped_count == 0
+        self.problem.is_none()
+            && self.issues.is_empty()
+            && self.deduplicated.is_empty()
+            && self.stripped_count == 0
     }
 
     pub(crate) fn from_problem(problem: Problem) -> Self {
@@ -207,6 +223,11 @@ impl Report {
             reason,
             required,
         });
+    }
+
+    /// `field` is the form's own name for it, never the client's.
+    pub(crate) fn push_deduplicated(&mut self, field: &str) {
+        self.deduplicated.push(field.to_owned());
     }
 
     pub(crate) fn push_stripped(&mut self, key: &str) {
@@ -238,6 +259,10 @@ impl fmt::Display for Report {
             write!(f, "{sep}field {:?}: {}{what}", i.field, i.reason.code())?;
             sep = "; ";
         }
+        for field in &self.deduplicated {
+            write!(f, "{sep}field {field:?}: duplicates removed")?;
+            sep = "; ";
+        }
         if self.stripped_count > 0 {
             write!(f, "{sep}{} unknown key(s) stripped: ", self.stripped_count)?;
             for (n, k) in self.stripped.iter().enumerate() {
@@ -262,11 +287,12 @@ mod tests {
         assert_eq!(r.to_string(), "no problems");
         r.push_issue("age", Reason::AboveMaximum, true);
         r.push_issue("nick", Reason::TooLong, false);
+        r.push_deduplicated("roles");
         r.push_stripped("evil\nkey");
         assert_eq!(
             r.to_string(),
             "field \"age\": above_maximum; field \"nick\": too_long (optional, dropped); \
-             1 unknown key(s) stripped: \"evil\\nkey\""
+             field \"roles\": duplicates removed; 1 unknown key(s) stripped: \"evil\\nkey\""
         );
         assert_eq!(
             Report::from_problem(Problem::BadAction).to_string(),

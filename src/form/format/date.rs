@@ -1,7 +1,7 @@
 //! RFC 3339 `full-date` and `date-time`: real calendar, leap years, leap
 //! seconds only at 23:59:60 UTC.
 
-use super::Cursor;
+use super::cursor::Cursor;
 
 /// `YYYY-MM-DD` is exactly 10 bytes.
 const DATE_LEN: usize = 10;

@@ -1,7 +1,7 @@
 //! RFC 5321 `Mailbox`: `Local-part "@" ( Domain / address-literal )`.
 //! ASCII only, no display name, no comments, no folding whitespace.
 
-use super::Cursor;
+use super::cursor::Cursor;
 
 /// RFC 5321 §4.5.3.1: a path is at most 256 octets with its angle brackets.
 const MAX_LEN: usize = 254;

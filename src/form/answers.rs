@@ -1,16 +1,17 @@
 //! Accepted answers: typed accessors, iteration, JSON, binding.
 
 use std::fmt;
+use std::ops::Range;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use std::ops::Range;
-
-use super::bind::{AnswersDeserializer, BindError};
-use super::check::{Checked, option_value};
-use super::report::Report;
-use crate::form::{Field, Form, number_json};
+use crate::form::bind::{AnswersDeserializer, BindError};
+use crate::form::compiled::Form;
+use crate::form::field::Field;
+use crate::form::kind::options::option_value;
+use crate::form::report::Report;
+use crate::form::value::{AnswerRef, Checked, ref_to_json};
 
 /// The checked answers of an accepted form: only declared fields, each of its
 /// field's type and within its bounds.
@@ -50,7 +51,7 @@ pub struct Answers {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Stored {
     Text(Range<usize>),
-    Int(i64),
+    Int(i128),
     Num(f64),
     Bool(bool),
     Choice(usize),
@@ -73,25 +74,9 @@ impl Stored {
             Checked::Num(n) => Self::Num(n),
             Checked::Bool(b) => Self::Bool(b),
             Checked::Choice(i) => Self::Choice(i),
-            Checked::Choices(list) => Self::Choices(list),
+            Checked::Choices { picked, .. } => Self::Choices(picked),
         }
     }
-}
-
-/// One answer, borrowed.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AnswerRef<'a> {
-    /// Text, or the value of a single choice.
-    Str(&'a str),
-    /// An integer field.
-    Int(i64),
-    /// A number field.
-    Num(f64),
-    /// A boolean field.
-    Bool(bool),
-    /// The values of a multi-choice, in the order given.
-    Strings(Vec<&'a str>),
 }
 
 /// A typed accessor of [`Answers`] could not give what was asked.
@@ -115,6 +100,14 @@ pub enum AnswerError {
         /// What the accessor reads, e.g. `"an integer"`.
         expected: &'static str,
     },
+    /// The integer answer does not fit the accessor's type (e.g. a value
+    /// above `i64::MAX` read with [`Answers::i64`]).
+    OutOfRange {
+        /// The field.
+        field: String,
+        /// The type asked for, e.g. `"i64"`.
+        target: &'static str,
+    },
 }
 
 impl fmt::Display for AnswerError {
@@ -124,6 +117,9 @@ impl fmt::Display for AnswerError {
             Self::Absent { field } => write!(f, "field {field:?} was not answered"),
             Self::WrongKind { field, expected } => {
                 write!(f, "field {field:?} does not hold {expected}")
+            }
+            Self::OutOfRange { field, target } => {
+                write!(f, "field {field:?} holds an integer beyond {target}")
             }
         }
     }
@@ -171,12 +167,33 @@ impl Answers {
         }
     }
 
-    /// An integer field.
+    /// An integer field, as an `i64`.
+    ///
+    /// # Errors
+    ///
+    /// Unknown field, not answered, not an integer field, or a value beyond
+    /// `i64` (an integer field holds up to `u64::MAX`; see [`u64`](Self::u64)).
+    pub fn i64(&self, name: &str) -> Result<i64, AnswerError> {
+        self.int(name)
+            .and_then(|i| i64::try_from(i).map_err(|_| out_of_range(name, "i64")))
+    }
+
+    /// An integer field, as a `u64`.
+    ///
+    /// # Errors
+    ///
+    /// Unknown field, not answered, not an integer field, or a negative value.
+    pub fn u64(&self, name: &str) -> Result<u64, AnswerError> {
+        self.int(name)
+            .and_then(|i| u64::try_from(i).map_err(|_| out_of_range(name, "u64")))
+    }
+
+    /// An integer field, as an `i128` (it holds `i64::MIN..=u64::MAX`).
     ///
     /// # Errors
     ///
     /// Unknown field, not answered, or not an integer field.
-    pub fn i64(&self, name: &str) -> Result<i64, AnswerError> {
+    pub fn int(&self, name: &str) -> Result<i128, AnswerError> {
         match self.lookup(name)? {
             AnswerRef::Int(i) => Ok(i),
             _ => Err(wrong(name, "an integer")),
@@ -224,7 +241,7 @@ impl Answers {
         }
     }
 
-    /// The answered fields as `(name, answer)`, sorted by name.
+    /// The answered fields as `(name, answer)`, in the form's order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, AnswerRef<'_>)> + '_ {
         (0..self.values.len()).filter_map(|i| self.entry(i))
     }
@@ -260,7 +277,7 @@ impl Answers {
     /// A [`BindError`] naming the field that does not fit `T` (missing, wrong
     /// type, unknown to `T` under `deny_unknown_fields`); it never holds the value.
     pub fn bind<'a, T: Deserialize<'a>>(&'a self) -> Result<T, BindError> {
-        T::deserialize(AnswersDeserializer::new(self))
+        T::deserialize(AnswersDeserializer::new(self.iter()))
     }
 
     /// What was stripped or dropped on the way (unknown keys, invalid values
@@ -288,10 +305,12 @@ impl Answers {
             Stored::Int(i) => AnswerRef::Int(*i),
             Stored::Num(n) => AnswerRef::Num(*n),
             Stored::Bool(b) => AnswerRef::Bool(*b),
-            Stored::Choice(i) => AnswerRef::Str(option_value(field, *i)),
-            Stored::Choices(list) => {
-                AnswerRef::Strings(list.iter().map(|i| option_value(field, *i)).collect())
-            }
+            Stored::Choice(i) => AnswerRef::Str(option_value(field.choices(), *i)),
+            Stored::Choices(list) => AnswerRef::Strings(
+                list.iter()
+                    .map(|i| option_value(field.choices(), *i))
+                    .collect(),
+            ),
         }
     }
 
@@ -310,22 +329,17 @@ impl Answers {
     }
 }
 
+fn out_of_range(name: &str, target: &'static str) -> AnswerError {
+    AnswerError::OutOfRange {
+        field: name.to_owned(),
+        target,
+    }
+}
+
 fn wrong(name: &str, expected: &'static str) -> AnswerError {
     AnswerError::WrongKind {
         field: name.to_owned(),
         expected,
-    }
-}
-
-/// The canonical JSON of one answer (`-0` is `0`, whole numbers on number
-/// fields as integers).
-pub(crate) fn ref_to_json(r: &AnswerRef<'_>) -> Value {
-    match r {
-        AnswerRef::Str(s) => Value::from(*s),
-        AnswerRef::Int(i) => Value::from(*i),
-        AnswerRef::Num(n) => number_json(*n),
-        AnswerRef::Bool(b) => Value::Bool(*b),
-        AnswerRef::Strings(list) => list.iter().map(|s| Value::from(*s)).collect(),
     }
 }
 

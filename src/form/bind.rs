@@ -7,7 +7,7 @@ use serde::de::value::{SeqDeserializer, StrDeserializer};
 use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, Visitor};
 use serde::forward_to_deserialize_any;
 
-use super::answers::{AnswerRef, Answers};
+use crate::form::value::AnswerRef;
 
 /// Accepted answers do not fit the user's type. Names the field; never holds
 /// the value (serde's own messages quote values, so they are not kept).
@@ -106,14 +106,16 @@ impl de::Error for BindError {
     }
 }
 
-/// The answers as a map.
+/// Accepted answers, as `(name, answer)` entries, read as a map.
 pub(crate) struct AnswersDeserializer<'a> {
-    answers: &'a Answers,
+    entries: EntryIter<'a>,
 }
 
 impl<'a> AnswersDeserializer<'a> {
-    pub(crate) fn new(answers: &'a Answers) -> Self {
-        Self { answers }
+    pub(crate) fn new(entries: impl Iterator<Item = (&'a str, AnswerRef<'a>)> + 'a) -> Self {
+        Self {
+            entries: Box::new(entries),
+        }
     }
 }
 
@@ -122,7 +124,7 @@ impl<'de> de::Deserializer<'de> for AnswersDeserializer<'de> {
 
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, BindError> {
         visitor.visit_map(Entries {
-            iter: Box::new(self.answers.iter()),
+            iter: self.entries,
             current: None,
         })
     }
@@ -175,7 +177,11 @@ impl<'de> de::Deserializer<'de> for One<'de> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, BindError> {
         match self.0 {
             AnswerRef::Str(s) => visitor.visit_borrowed_str(s),
-            AnswerRef::Int(i) => visitor.visit_i64(i),
+            AnswerRef::Int(i) => match (i64::try_from(i), u64::try_from(i)) {
+                (Ok(v), _) => visitor.visit_i64(v),
+                (_, Ok(v)) => visitor.visit_u64(v),
+                _ => visitor.visit_i128(i),
+            },
             AnswerRef::Num(n) => visitor.visit_f64(n),
             AnswerRef::Bool(b) => visitor.visit_bool(b),
             AnswerRef::Strings(list) => {

@@ -1,22 +1,11 @@
 //! The strict validator: an untrusted `ElicitResult` checked against the
 //! [`Form`] that asked for it.
 
-mod answers;
-mod bind;
-pub(crate) mod check;
-mod format;
-mod report;
-mod strict;
-
 use serde_json::{Map, Value};
 
-pub(crate) use answers::ref_to_json;
-pub use answers::{AnswerError, AnswerRef, Answers};
-pub use bind::{BindError, BindErrorKind};
-pub use report::{Issue, Problem, Reason, Report};
-pub use strict::{JsonError, Limits, parse_strict};
-
-use crate::form::Form;
+use crate::form::answers::{Answers, Stored};
+use crate::form::compiled::Form;
+use crate::form::report::{Problem, Reason, Report};
 
 /// What an answer to a form amounts to.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,29 +82,37 @@ impl Form {
 
     fn validate_content(&self, content: &Map<String, Value>) -> Outcome {
         let fields = self.fields();
+        let by_name = self.by_name();
         let mut values = vec![None; fields.len()];
         let mut text = String::new();
         let mut report = Report::default();
-        // Content keys and fields are usually both sorted by name: try the
-        // next field first, fall back to a binary search.
+        // Content keys (a `Value`'s map) and `by_name` are usually both sorted
+        // by name: try the next name first, fall back to a binary search.
         let mut next = 0;
         for (key, value) in content {
-            let i = match fields.get(next) {
-                Some(f) if f.name() == key => next,
-                _ => match self.index_of(key) {
-                    Some(i) => i,
-                    None => {
-                        report.push_stripped(key);
-                        continue;
-                    }
-                },
+            let expected = by_name.get(next).and_then(|i| fields.get(*i));
+            let rank = if expected.is_some_and(|f| f.name() == key) {
+                next
+            } else if let Some(rank) = self.name_rank(key) {
+                rank
+            } else {
+                report.push_stripped(key);
+                continue;
             };
-            next = i.saturating_add(1);
+            next = rank.saturating_add(1);
+            let Some(&i) = by_name.get(rank) else {
+                continue;
+            };
             let (Some(field), Some(slot)) = (fields.get(i), values.get_mut(i)) else {
                 continue;
             };
-            match check::check(field, value) {
-                Ok(v) => *slot = Some(answers::Stored::keep(v, &mut text)),
+            match field.kind.check(value) {
+                Ok(v) => {
+                    if v.deduplicated() {
+                        report.push_deduplicated(field.name());
+                    }
+                    *slot = Some(Stored::keep(v, &mut text));
+                }
                 Err(reason) => report.push_issue(field.name(), reason, field.is_required()),
             }
         }

@@ -1,7 +1,7 @@
 //! RFC 3986 `URI`: `scheme ":" hier-part [ "?" query ] [ "#" fragment ]`.
 //! A scheme is required (no relative references); ASCII only.
 
-use super::Cursor;
+use super::cursor::Cursor;
 
 /// Longer URIs are refused unread.
 const MAX_LEN: usize = 8 * 1024;
