@@ -118,6 +118,10 @@ mod wire;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 
+#[doc(hidden)]
+#[path = "derive_support.rs"]
+pub mod __private;
+
 /// The README's examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
@@ -146,6 +150,7 @@ pub use wire::{
 // runtime: the write-once multi-round handler
 pub use runtime::{Call, Clock, FixedClock, Flow, Reply, Response, Round, Stop, SystemClock};
 // form: forms and their requestedSchema
+pub use form::FormChoice;
 pub use form::{Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format};
 // validate: the strict answer validator
 pub use validate::{

@@ -1,6 +1,7 @@
 //! Forms: one field list that emits the restricted `requestedSchema` and
 //! validates the answers against the same fields.
 
+mod choice;
 mod error;
 mod field;
 mod fields;
@@ -12,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
+pub use choice::FormChoice;
 pub use error::FormError;
 pub(crate) use field::{Choice, Kind, exact_i64};
 pub use field::{Field, FieldKind, Format};
