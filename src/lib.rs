@@ -152,6 +152,10 @@ pub use runtime::{Call, Clock, FixedClock, Flow, Reply, Response, Round, Stop, S
 // form: forms and their requestedSchema
 pub use form::FormChoice;
 pub use form::{Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format};
+// form, feature `derive`: `#[derive(FormFields, FormChoice)]`, named like the
+// traits they implement
+#[cfg(feature = "derive")]
+pub use mrtr_guard_derive::{FormChoice, FormFields};
 // validate: the strict answer validator
 pub use validate::{
     AnswerError, AnswerRef, Answers, BindError, BindErrorKind, Issue, JsonError, Limits, Outcome,
