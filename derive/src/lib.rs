@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 
 mod case;
+mod check;
 mod choice;
 mod fields;
 mod names;
@@ -19,7 +20,7 @@ mod settings;
 mod shape;
 
 use proc_macro::TokenStream;
-use syn::{DeriveInput, parse_macro_input};
+use syn::DeriveInput;
 
 /// Implements `mrtr_guard::FormFields` for a struct with named fields: one
 /// form field per struct field, in declaration order.
@@ -69,10 +70,7 @@ use syn::{DeriveInput, parse_macro_input};
 /// ```
 #[proc_macro_derive(FormFields, attributes(form, serde))]
 pub fn derive_form_fields(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    fields::expand(&input)
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    derive(input, fields::expand)
 }
 
 /// Implements `mrtr_guard::FormChoice` for an enum of unit variants: each
@@ -98,8 +96,16 @@ pub fn derive_form_fields(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(FormChoice, attributes(form, serde))]
 pub fn derive_form_choice(input: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(input as DeriveInput);
-    choice::expand(&input)
+    derive(input, choice::expand)
+}
+
+/// `expand` on the parsed input; errors become `compile_error!`s at their spans.
+fn derive(
+    input: TokenStream,
+    expand: fn(&DeriveInput) -> syn::Result<proc_macro2::TokenStream>,
+) -> TokenStream {
+    syn::parse::<DeriveInput>(input)
+        .and_then(|input| expand(&input))
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

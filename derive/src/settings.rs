@@ -1,7 +1,8 @@
 //! `#[form(...)]`: the settings a field or a variant takes, parsed with the
 //! span of each key so that a mistake is reported where it was written.
 
-use proc_macro2::Span;
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::quote;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned;
 use syn::{Attribute, Error, Lit, LitStr, Result, Token};
@@ -82,6 +83,45 @@ impl FieldSettings {
             _ => Err(meta.error(format!("unknown form setting; a field takes {FIELD_KEYS}"))),
         })?;
         Ok(s)
+    }
+
+    /// The builder calls that apply these settings to a field.
+    pub(crate) fn calls(&self) -> Vec<TokenStream> {
+        let mut calls = Vec::new();
+        if let Some(t) = &self.title {
+            let t = &t.value;
+            calls.push(quote!(.title(#t)));
+        }
+        for (name, count) in [
+            ("min_length", self.min_length),
+            ("max_length", self.max_length),
+            ("min_items", self.min_items),
+            ("max_items", self.max_items),
+        ] {
+            if let Some(n) = count {
+                let (method, n) = (
+                    syn::Ident::new(name, n.span),
+                    Literal::u64_suffixed(n.value),
+                );
+                calls.push(quote!(.#method(#n)));
+            }
+        }
+        for (name, bound) in [("minimum", self.minimum), ("maximum", self.maximum)] {
+            if let Some(b) = bound {
+                let (method, v) = (syn::Ident::new(name, b.span), float(b.value.as_f64()));
+                calls.push(quote!(.#method(#v)));
+            }
+        }
+        if let Some(f) = self.format {
+            let f = match f.value {
+                Format::Email => quote!(Email),
+                Format::Uri => quote!(Uri),
+                Format::Date => quote!(Date),
+                Format::DateTime => quote!(DateTime),
+            };
+            calls.push(quote!(.format(::mrtr_guard::Format::#f)));
+        }
+        calls
     }
 }
 
@@ -178,5 +218,26 @@ fn format(meta: &ParseNestedMeta<'_>) -> Result<Format> {
             lit.span(),
             "unknown format; the form profile has \"email\", \"uri\", \"date\" and \"date-time\"",
         )),
+    }
+}
+
+/// An `f64` literal, the sign as its own token.
+fn float(v: f64) -> TokenStream {
+    let magnitude = Literal::f64_suffixed(v.abs());
+    if v.is_sign_negative() {
+        quote!(-#magnitude)
+    } else {
+        quote!(#magnitude)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_bounds_keep_their_sign() {
+        assert_eq!(float(-2.5).to_string(), "- 2.5f64");
+        assert_eq!(float(3.0).to_string(), "3f64");
     }
 }
