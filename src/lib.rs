@@ -119,6 +119,10 @@ pub mod rmcp;
 #[cfg(feature = "tower")]
 pub mod tower;
 
+#[doc(hidden)]
+#[path = "derive_support.rs"]
+pub mod __private;
+
 /// The README's examples run as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
@@ -152,6 +156,10 @@ pub use form::{
     Problem, Reason, Report, parse_strict,
 };
 pub use form::{
-    Bound, Field, FieldKind, FieldType, Form, FormBuilder, FormError, FormFields, Format,
-    RequestedSchema,
+    Bound, Field, FieldKind, FieldType, Form, FormBuilder, FormChoice, FormError, FormFields,
+    Format, RequestedSchema,
 };
+// form, feature `derive`: `#[derive(FormFields, FormChoice)]`, named like the
+// traits they implement
+#[cfg(feature = "derive")]
+pub use mrtr_guard_derive::{FormChoice, FormFields};

@@ -15,6 +15,7 @@
 
 mod answers;
 mod bind;
+mod choice;
 mod compiled;
 mod error;
 mod field;
@@ -32,6 +33,7 @@ mod value;
 
 pub use answers::{AnswerError, Answers};
 pub use bind::{BindError, BindErrorKind};
+pub use choice::FormChoice;
 pub use compiled::{Form, FormBuilder};
 pub use error::FormError;
 pub use field::{Field, FieldKind};

@@ -1,0 +1,6 @@
+use mrtr_guard::FormFields;
+
+#[derive(FormFields)]
+struct Order(String, u8);
+
+fn main() {}
