@@ -128,7 +128,7 @@ struct ReadmeDoctests;
 pub use state::{
     Binding, Claims, CodecBuilder, ConfigError, Contents, FlowId, JsonDigest, KeyError, KeyId,
     KeyRing, MIN_MASTER_KEY_LEN, MasterKey, MemoryReplayGuard, Method, MintError, Mode, Policy,
-    Proven, ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
+    Proven, Reask, ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
 };
 // state, feature `redis`: the replay guard shared by several instances
 #[cfg(feature = "redis")]
