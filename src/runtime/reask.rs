@@ -1,0 +1,59 @@
+//! What a question asked again after an invalid answer says.
+
+use crate::form::Form;
+use crate::validate::Report;
+
+/// The message of `form` asked again after the answer `report` describes:
+/// the form's own message, then what to correct, field by field by title.
+/// A report holds field names and reasons, never a submitted value, so
+/// neither does the message. The one place the wording is made.
+pub(crate) fn reask_message(form: &Form, report: &Report) -> String {
+    let mut fixes: Vec<String> = report
+        .issues()
+        .iter()
+        .map(|issue| {
+            let title = form
+                .field(issue.field())
+                .and_then(|field| field.title.as_deref())
+                .unwrap_or(issue.field());
+            format!("{title}: {}", issue.reason())
+        })
+        .collect();
+    fixes.extend(report.problem().map(|problem| problem.to_string()));
+    if fixes.is_empty() {
+        return form.message().to_owned();
+    }
+    format!(
+        "{}\n\nPlease correct: {}.",
+        form.message(),
+        fixes.join("; ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::form::Field;
+    use crate::validate::Outcome;
+
+    #[test]
+    fn names_each_field_by_title_and_why_never_the_value() {
+        let form = Form::builder("Create your account")
+            .field(Field::email("email").required())
+            .field(Field::string("nick").title("Nickname").max_length(4))
+            .build()
+            .unwrap_or_else(|error| unreachable!("{error}"));
+        let answer =
+            json!({"action": "accept", "content": {"email": "VALUE", "nick": "VALUE-TOO"}});
+        let Outcome::Invalid(report) = form.validate(&answer) else {
+            unreachable!("invalid")
+        };
+        assert_eq!(
+            reask_message(&form, &report),
+            "Create your account\n\nPlease correct: Email: the text does not have the field's \
+             format; Nickname: the text is longer than maxLength."
+        );
+    }
+}
