@@ -899,7 +899,7 @@ fn three_invalid_answers_in_a_row_end_the_flow_with_a_clear_failure() {
 }
 
 /// Only invalid answers count, each question on its own: a missing answer
-/// neither counts nor resets, a valid one ends the count.
+/// neither counts nor resets the count, a valid one ends it.
 #[test]
 fn only_consecutive_invalid_answers_to_one_question_count() {
     let h = harness();
@@ -910,18 +910,23 @@ fn only_consecutive_invalid_answers_to_one_question_count() {
         let (result, next) = asked(&run(&h.flow, &r.clone().answer(responses, Some(state))));
         (keys(&result), next)
     };
-    let (_, s) = asked(&run(&h.flow, &r));
-    let (k, s) = step(bad_account(), &s);
+    let (_, s0) = asked(&run(&h.flow, &r));
+    let (_, s) = step(bad_account(), &s0);
+    let (_, s2) = step(bad_account(), &s);
+    // No answer at all: asked again, not a third strike...
+    let (k, s) = step(json!({}), &s2);
     assert_eq!(k, ["account"]);
-    let (k, s) = step(bad_account(), &s);
-    assert_eq!(k, ["account"]);
-    // No answer at all: asked again, still two strikes.
-    let (k, s) = step(json!({}), &s);
-    assert_eq!(k, ["account"]);
+    // ...and not a fresh start either: the next invalid answer is the third.
+    let ended = run(&h.flow, &r.clone().answer(bad_account(), Some(&s)));
+    let failure = Failure::InvalidAnswers {
+        key: "account".to_owned(),
+    };
+    assert_eq!(ended, Ok(Response::Failed(failure)));
+
+    // A valid answer ends the count; the next form has its own.
     let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "team"}))});
-    let (k, s) = step(account, &s);
+    let (k, s) = step(account, &s2);
     assert_eq!(k, ["team"]);
-    // The team form has its own count.
     let (k, s) = step(bad_team(), &s);
     assert_eq!(k, ["team"]);
     let (k, s) = step(bad_team(), &s);
