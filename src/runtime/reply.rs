@@ -47,7 +47,10 @@ impl<T> Reply<T> {
         }
     }
 
-    /// Whether the question is in this round's `inputRequests`.
+    /// Whether the question is in this round's `inputRequests`: pending, or
+    /// invalid and asked again (an answer that made
+    /// [`Round::MAX_INVALID`](crate::Round::MAX_INVALID) is not asked again:
+    /// the round ends with [`Response::Failed`]).
     pub fn is_asked(&self) -> bool {
         matches!(self, Self::Pending | Self::Invalid(_))
     }
