@@ -17,15 +17,18 @@
     reason = "sampling and roots are deprecated by SEP-2577, still functional"
 )]
 
+#[path = "support/conformance_forms.rs"]
+mod conformance_forms;
 #[path = "support/mod.rs"]
 mod support;
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
+use conformance_forms::{COLOR, CONFIRM, CONTEXT, NAME, VALUE, capital};
 use mrtr_guard::rmcp::{
     RmcpFlow, custom_request_error, error_data, prompt_response, tool_response,
 };
-use mrtr_guard::{Field, Flow, Form, KeyRing, Reply, RpcError, SamplingRequest, StateCodec, Stop};
+use mrtr_guard::{Flow, KeyRing, Reply, RpcError, StateCodec, Stop};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
@@ -51,28 +54,6 @@ const TOOLS: [&str; 11] = [
 ];
 
 const PROMPT: &str = "test_input_required_result_prompt";
-
-fn form(message: &str, field: Field) -> Form {
-    match Form::builder(message).field(field.required()).build() {
-        Ok(form) => form,
-        Err(error) => unreachable!("fixed form does not build: {error}"),
-    }
-}
-
-static NAME: LazyLock<Form> = LazyLock::new(|| form("What is your name?", Field::string("name")));
-static CONFIRM: LazyLock<Form> = LazyLock::new(|| form("Confirm?", Field::boolean("ok")));
-static COLOR: LazyLock<Form> = LazyLock::new(|| form("Favourite colour?", Field::string("color")));
-static CONTEXT: LazyLock<Form> = LazyLock::new(|| {
-    form(
-        "What context should the prompt use?",
-        Field::string("context"),
-    )
-});
-static VALUE: LazyLock<Form> = LazyLock::new(|| form("Provide a value", Field::string("value")));
-
-fn capital() -> SamplingRequest {
-    SamplingRequest::user_text("What is the capital of France?", 100)
-}
 
 fn text(text: impl Into<String>) -> CallToolResult {
     CallToolResult::success(vec![ContentBlock::text(text.into())])

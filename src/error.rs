@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
+use crate::runtime::Misuse;
 use crate::state::StateError;
 use crate::wire::ClientCapabilities;
 
@@ -15,18 +16,28 @@ use crate::wire::ClientCapabilities;
 ///
 /// An error made from a [`StateError`] (as [`Flow::round`](crate::Flow::round)
 /// makes it) keeps that error for the server: [`state_error`](Self::state_error)
-/// and [`source`](std::error::Error::source) return it. It never reaches the
-/// wire: [`to_json`](Self::to_json) is the same for every reason, and two
-/// errors are equal when they put the same object on the wire with the same
-/// HTTP status, whatever their cause.
+/// and [`source`](std::error::Error::source) return it. So does an internal
+/// error made from a handler's [`Misuse`] ([`misuse`](Self::misuse)). Neither
+/// reaches the wire: [`to_json`](Self::to_json) is the same for every reason,
+/// and two errors are equal when they put the same object on the wire with
+/// the same HTTP status, whatever their cause.
 #[derive(Debug, Clone)]
 pub struct RpcError {
     code: i64,
     message: Cow<'static, str>,
     data: Option<Value>,
     status: u16,
-    /// Why a `requestState` was refused, for the server only.
-    cause: Option<StateError>,
+    /// Why, for the server only.
+    cause: Option<Cause>,
+}
+
+/// What an error keeps for the server.
+#[derive(Debug, Clone)]
+enum Cause {
+    /// Why a `requestState` was refused.
+    State(StateError),
+    /// The handler's mistake.
+    Misuse(Misuse),
 }
 
 impl RpcError {
@@ -270,7 +281,27 @@ impl RpcError {
     /// assert_eq!(RpcError::invalid_request_state().state_error(), None);
     /// ```
     pub fn state_error(&self) -> Option<&StateError> {
-        self.cause.as_ref()
+        match &self.cause {
+            Some(Cause::State(error)) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The handler's mistake, when this internal error reports one: for the
+    /// server's logs, never for the client.
+    ///
+    /// ```
+    /// use mrtr_guard::{Misuse, RpcError};
+    ///
+    /// let error = RpcError::from(Misuse::NothingAsked);
+    /// assert_eq!(error.misuse(), Some(&Misuse::NothingAsked));
+    /// assert_eq!(error.to_json(), RpcError::internal_error().to_json());
+    /// ```
+    pub fn misuse(&self) -> Option<&Misuse> {
+        match &self.cause {
+            Some(Cause::Misuse(misuse)) => Some(misuse),
+            _ => None,
+        }
     }
 
     /// The error object as JSON, to put under a response's `error` key.
@@ -301,9 +332,10 @@ impl PartialEq for RpcError {
 
 impl std::error::Error for RpcError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.cause
-            .as_ref()
-            .map(|cause| cause as &(dyn std::error::Error + 'static))
+        match self.cause.as_ref()? {
+            Cause::State(error) => Some(error),
+            Cause::Misuse(misuse) => Some(misuse),
+        }
     }
 }
 
@@ -313,8 +345,19 @@ impl From<&StateError> for RpcError {
     /// ([`state_error`](Self::state_error)).
     fn from(error: &StateError) -> Self {
         Self {
-            cause: Some(error.clone()),
+            cause: Some(Cause::State(error.clone())),
             ..Self::invalid_request_state()
+        }
+    }
+}
+
+impl From<Misuse> for RpcError {
+    /// The plain internal error (`-32603`); the mistake stays for the server
+    /// ([`misuse`](Self::misuse)).
+    fn from(misuse: Misuse) -> Self {
+        Self {
+            cause: Some(Cause::Misuse(misuse)),
+            ..Self::internal_error()
         }
     }
 }

@@ -81,9 +81,16 @@
 //!
 //! [`Flow`] (once per server) and [`Round`] (once per call) turn the codec
 //! and the forms into a handler written once: see the [`Round`] docs and the
-//! README. The MCP 2026-07-28 wire types and the Streamable HTTP header checks
-//! ([`check_headers`]) are re-exported at the crate root; feature `rmcp`
-//! adds `mrtr_guard::rmcp`, the adapter to the official Rust SDK.
+//! README. The handler runs again from the top in every round; an effect that
+//! must happen once per flow goes through [`Round::once`]. Invalid answers are
+//! asked again saying why, and a flow whose answers keep failing, or that
+//! reaches its round cap or deadline while asking, ends with
+//! [`Response::Failed`] (a tool error); the answers a flow carries share
+//! [`Flow::answer_budget`], so an accepted answer never makes a later state
+//! too long to mint. The MCP 2026-07-28 wire types and the Streamable HTTP
+//! header checks ([`check_headers`]) are re-exported at the crate root;
+//! feature `rmcp` adds `mrtr_guard::rmcp`, the adapter to the official Rust
+//! SDK.
 //!
 //! # Operations
 //!
@@ -101,8 +108,10 @@
 //! failed`, with the guard's error) have their own events. Refusals the
 //! client caused are `WARN`, the server's own failures (guard, missing
 //! principal) `ERROR`. No event holds token text, claims, carried answers,
-//! application data or the principal. Without the feature nothing is logged;
-//! [`RpcError::state_error`] still gives the reason.
+//! application data or the principal. A handler's mistake ([`Misuse`]) is an
+//! `ERROR` event under `mrtr_guard::runtime`. Without the feature nothing is
+//! logged; [`RpcError::state_error`] and [`RpcError::misuse`] still give the
+//! reason.
 //!
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
@@ -133,7 +142,7 @@ struct ReadmeDoctests;
 pub use state::{
     Binding, Claims, CodecBuilder, ConfigError, Contents, FlowId, JsonDigest, KeyError, KeyId,
     KeyRing, MIN_MASTER_KEY_LEN, MasterKey, MemoryReplayGuard, Method, MintError, Mode, Policy,
-    Proven, ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
+    Proven, Reask, ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
 };
 // state, feature `redis`: the replay guard shared by several instances
 #[cfg(feature = "redis")]
@@ -149,7 +158,9 @@ pub use wire::{
     decode_header_value, screen_body,
 };
 // runtime: the write-once multi-round handler
-pub use runtime::{Call, Clock, FixedClock, Flow, Reply, Response, Round, Stop, SystemClock};
+pub use runtime::{
+    Call, Clock, Failure, FixedClock, Flow, Misuse, Reply, Response, Round, Stop, SystemClock,
+};
 // form: forms, their requestedSchema, and the strict answer validator
 pub use form::{
     AnswerError, AnswerRef, Answers, BindError, BindErrorKind, Issue, JsonError, Limits, Outcome,

@@ -265,7 +265,8 @@ impl fmt::Debug for RmcpFlow {
 
 /// Ends a tool round: the handler's result, or the input-required result
 /// with this round's asks. A declined or cancelled [`Round::require`] ends
-/// with a plain, non-error text result saying so.
+/// with a plain, non-error text result saying so; a failed flow
+/// ([`Response::Failed`]) with a tool error (`isError: true`) saying why.
 ///
 /// # Errors
 ///
@@ -279,11 +280,16 @@ pub fn tool_response(
         Response::InputRequired(asked) => CallToolResponse::InputRequired(input_required(&asked)?),
         Response::Declined { .. } => text_result("The request was declined."),
         Response::Cancelled { .. } => text_result("The request was cancelled."),
+        Response::Failed(failure) => {
+            CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(
+                failure.to_string(),
+            )]))
+        }
     })
 }
 
-/// Ends a prompt round (see [`tool_response`]); a decline or cancel becomes
-/// a one-message prompt saying so.
+/// Ends a prompt round (see [`tool_response`]); a decline, a cancel or a
+/// failed flow becomes a one-message prompt saying so.
 ///
 /// # Errors
 ///
@@ -303,11 +309,12 @@ pub fn prompt_response(
         Response::InputRequired(asked) => GetPromptResponse::InputRequired(input_required(&asked)?),
         Response::Declined { .. } => said("The request was declined."),
         Response::Cancelled { .. } => said("The request was cancelled."),
+        Response::Failed(failure) => said(&failure.to_string()),
     })
 }
 
-/// Ends a resource round (see [`tool_response`]); a decline or cancel reads
-/// as an empty resource.
+/// Ends a resource round (see [`tool_response`]); a decline, a cancel or a
+/// failed flow reads as an empty resource.
 ///
 /// # Errors
 ///
@@ -321,7 +328,7 @@ pub fn resource_response(
         Response::InputRequired(asked) => {
             ReadResourceResponse::InputRequired(input_required(&asked)?)
         }
-        Response::Declined { .. } | Response::Cancelled { .. } => {
+        Response::Declined { .. } | Response::Cancelled { .. } | Response::Failed(_) => {
             ReadResourceResponse::Complete(ReadResourceResult::new(Vec::new()))
         }
     })

@@ -16,12 +16,15 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use mrtr_guard::{
-    ClientCapabilities, Field, Form, MemoryReplayGuard, Method, Policy, Reply, Response, RpcError,
-    SamplingRequest, StateError, Stop,
+    Binding, ClientCapabilities, Clock as _, Failure, Field, Form, MemoryReplayGuard, Method,
+    Misuse, Policy, Reply, Response, RpcError, SamplingRequest, StateError, Stop,
 };
 use serde_json::{Value, json};
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 
 fn bad_state() -> Result<Response<String>, RpcError> {
     Err(RpcError::invalid_request_state())
@@ -368,7 +371,7 @@ fn flow_past_its_deadline() {
 }
 
 #[test]
-fn the_round_after_the_cap() {
+fn a_flow_at_its_round_cap_ends_with_a_clear_failure() {
     let h = harness_with(|b| b.policy(policy_rounds(2)));
     let (_, s1) = asked(&run(&h.flow, &req("ada", "signup")));
     let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "team"}))});
@@ -376,12 +379,45 @@ fn the_round_after_the_cap() {
         &h.flow,
         &req("ada", "signup").answer(account, Some(&s1)),
     ));
-    // A third ask would exceed two rounds: the flow is over.
+    // A third ask would exceed two rounds: the flow ends, saying so; the
+    // state itself was fine.
     let team = json!({"team": accept(json!({"teamSize": 3, "roles": ["admin"]}))});
-    assert_eq!(
-        run(&h.flow, &req("ada", "signup").answer(team, Some(&s2))),
-        bad_state()
-    );
+    let ended = run(&h.flow, &req("ada", "signup").answer(team, Some(&s2)));
+    let failure = Failure::TooManyRounds { max_rounds: 2 };
+    assert_eq!(ended, Ok(Response::Failed(failure.clone())));
+    assert!(failure.to_string().contains("2 rounds"), "{failure}");
+}
+
+/// A state that opens just before the flow's deadline, in a round that asks
+/// once the deadline has passed: a clear failure, not the state error.
+#[test]
+fn a_flow_that_reaches_its_deadline_while_asking_ends_with_a_clear_failure() {
+    /// Reads the times it holds one by one, then keeps the last.
+    #[derive(Debug)]
+    struct Times(Mutex<Vec<OffsetDateTime>>);
+    impl mrtr_guard::Clock for Times {
+        fn now(&self) -> OffsetDateTime {
+            let mut times = self.0.lock().unwrap();
+            if times.len() > 1 {
+                times.remove(0)
+            } else {
+                times[0]
+            }
+        }
+    }
+    // A round TTL as long as the flow's: round 1's state opens until the
+    // deadline. Round 2 opens it a second before and mints at the deadline.
+    let deadline = t0() + Policy::DEFAULT_FLOW_TTL;
+    let times = vec![t0(), deadline - Duration::seconds(1), deadline];
+    let policy = Policy::default().with_ttl(Policy::DEFAULT_FLOW_TTL);
+    let flow = harness_with(|b| b.policy(policy))
+        .flow
+        .with_clock(Arc::new(Times(Mutex::new(times))));
+    let (_, s1) = asked(&run(&flow, &req("ada", "ShipOrder")));
+    let bad = json!({"ship": accept(json!({"trackingNumber": ""}))});
+    let ended = run(&flow, &req("ada", "ShipOrder").answer(bad, Some(&s1)));
+    assert_eq!(ended, Ok(Response::Failed(Failure::DeadlinePassed)));
+    assert!(Failure::DeadlinePassed.to_string().contains("time limit"));
 }
 
 #[test]
@@ -422,10 +458,17 @@ fn a_refused_state_keeps_its_reason_off_the_wire() {
     );
     refused(run(&h.flow, &retry("ada", &state)), "replayed");
 
-    // Through `Round::complete`: the flow may not ask again (cap of 1).
-    let (_, state) = asked(&run(&h.flow, &req("ada", "signup")));
-    let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "team"}))});
-    let next = req("ada", "signup").answer(account, Some(&state));
+    // A state past the round cap: minted under a roomier policy, presented
+    // after the cap was lowered to one round.
+    let roomy = harness();
+    let (_, s1) = asked(&run(&roomy.flow, &req("ada", "signup")));
+    let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "pro"}))});
+    let (_, s2) = asked(&run(
+        &roomy.flow,
+        &req("ada", "signup").answer(account, Some(&s1)),
+    ));
+    let confirm = json!({"confirm": {"action": "accept"}});
+    let next = req("ada", "signup").answer(confirm, Some(&s2));
     refused(run(&h.flow, &next), "too_many_rounds");
 }
 
@@ -623,16 +666,56 @@ fn several_asks_batch_into_one_result_and_app_state_is_carried() {
 }
 
 #[test]
-fn a_stop_with_nothing_to_ask_sends_state_alone() {
+fn a_stop_with_nothing_asked_is_an_internal_error() {
     let h = harness();
     let response = h.flow.run(req("ada", "t").call().unwrap(), |_| {
         Err::<String, _>(Stop::Ask)
     });
-    let Ok(Response::InputRequired(result)) = response else {
-        panic!()
-    };
-    assert!(result.input_requests().is_none());
-    assert!(result.request_state().is_some());
+    let error = response.unwrap_err();
+    assert_eq!(error, RpcError::internal_error());
+    assert_eq!(error.code(), -32603);
+    assert_eq!(error.misuse(), Some(&Misuse::NothingAsked));
+    assert_eq!(error.state_error(), None);
+}
+
+#[test]
+fn two_questions_under_one_key_in_one_round_are_an_internal_error() {
+    let h = harness();
+    let response = h.flow.run(req("ada", "t").call().unwrap(), |round| {
+        let _ = round.form("x", &FORMS.ship);
+        let _ = round.form("x", &FORMS.account);
+        Err::<String, _>(Stop::Ask)
+    });
+    let error = response.unwrap_err();
+    assert_eq!(error, RpcError::internal_error());
+    assert_eq!(
+        error.misuse(),
+        Some(&Misuse::KeyReused {
+            key: "x".to_owned()
+        })
+    );
+    // An answered question and another question under its key, too.
+    let (_, state) = asked(&run(&h.flow, &req("ada", "ShipOrder")));
+    let answer = json!({"ship": accept(json!({"trackingNumber": "1Z"}))});
+    let retry = req("ada", "ShipOrder").answer(answer, Some(&state));
+    let response = h.flow.run(retry.call().unwrap(), |round| {
+        let _ = round.form("ship", &FORMS.ship);
+        let _ = round.roots("ship");
+        Ok::<_, Stop>(String::new())
+    });
+    assert_eq!(
+        response.unwrap_err().misuse(),
+        Some(&Misuse::KeyReused {
+            key: "ship".to_owned()
+        })
+    );
+    // The same question twice under one key is one question.
+    let response = h.flow.run(req("ada", "t").call().unwrap(), |round| {
+        let _ = round.form("x", &FORMS.ship);
+        let _ = round.form("x", &FORMS.ship);
+        Err::<String, _>(Stop::Ask)
+    });
+    assert_eq!(keys(&asked(&response).0), ["x"]);
 }
 
 /// `Debug` of a round and of its accepted answers names keys and the round,
@@ -674,4 +757,413 @@ fn debug_of_round_and_answers_prints_no_answer_or_app_data() {
     let (_, s2) = asked(&h.flow.run(second.call().unwrap(), handler));
     let third = first.answer(json!({"team": accept(json!({"team": "x"}))}), Some(&s2));
     assert_eq!(h.flow.run(third.call().unwrap(), handler), complete(ANSWER));
+}
+
+// ---- forms that change between deploys -----------------------------------------------
+
+/// A form whose message changed between two rounds (a deploy): the answer
+/// proven for the old form is not used, the new form is asked once, and the
+/// stale answer is not carried any further.
+#[test]
+fn a_changed_form_is_asked_again_once_and_its_stale_answer_dropped() {
+    let h = harness();
+    let name = |message: &str| {
+        Form::builder(message)
+            .field(Field::string("name").max_length(40).required())
+            .build()
+            .unwrap()
+    };
+    let (old, new) = (name("Your name?"), name("What should we call you?"));
+    let handler = |form: &Form| {
+        let form = form.clone();
+        move |round: &mut mrtr_guard::Round<'_>| -> Result<String, Stop> {
+            let name = round.require("name", &form)?;
+            round.require("confirm", &FORMS.confirm)?;
+            Ok(name.str("name")?.to_owned())
+        }
+    };
+    let r = req("ada", "t");
+    let (_, s1) = asked(&h.flow.run(r.call().unwrap(), handler(&old)));
+    let answer = json!({"name": accept(json!({"name": "Ada"}))});
+    let (r2, s2) = asked(&h.flow.run(
+        r.clone().answer(answer, Some(&s1)).call().unwrap(),
+        handler(&old),
+    ));
+    assert_eq!(keys(&r2), ["confirm"]);
+    assert_eq!(carried(&h, &s2), ["name"]);
+
+    // The deploy: the name form's message changed.
+    let confirm = json!({"confirm": {"action": "accept"}});
+    let (r3, s3) = asked(&h.flow.run(
+        r.clone().answer(confirm, Some(&s2)).call().unwrap(),
+        handler(&new),
+    ));
+    assert_eq!(keys(&r3), ["name"]);
+    assert_eq!(
+        r3["inputRequests"]["name"]["params"]["message"],
+        "What should we call you?"
+    );
+    assert!(carried(&h, &s3).is_empty(), "the stale answer is dropped");
+
+    let answer = json!({"name": accept(json!({"name": "Grace"}))});
+    let (r4, s4) = asked(&h.flow.run(
+        r.clone().answer(answer, Some(&s3)).call().unwrap(),
+        handler(&new),
+    ));
+    assert_eq!(keys(&r4), ["confirm"], "asked once: the new answer counts");
+    assert_eq!(carried(&h, &s4), ["name"]);
+    let confirm = json!({"confirm": {"action": "accept"}});
+    assert_eq!(
+        h.flow
+            .run(r.answer(confirm, Some(&s4)).call().unwrap(), handler(&new)),
+        complete("Grace")
+    );
+}
+
+/// The keys of the answers a state carries.
+fn carried(h: &Harness, state: &str) -> Vec<String> {
+    let args = json!({});
+    let binding = Binding::new("ada", Method::ToolsCall, "t", Some(&args));
+    let claims = h
+        .flow
+        .codec()
+        .open_at::<Value>(state, &binding, h.clock.now())
+        .unwrap();
+    claims.answers().keys().cloned().collect()
+}
+
+// ---- re-asks that say why ------------------------------------------------------------
+
+fn message_of(result: &Value, key: &str) -> String {
+    result["inputRequests"][key]["params"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn an_invalid_answer_is_asked_again_saying_which_field_and_why() {
+    let h = harness();
+    let (r1, s1) = asked(&run(&h.flow, &req("ada", "signup")));
+    let original = message_of(&r1, "account");
+    let bad = json!({"account": accept(json!({"email": "ECHO-not-an-email", "plan": "ECHO-enterprise"}))});
+    let (r2, s2) = asked(&run(&h.flow, &req("ada", "signup").answer(bad, Some(&s1))));
+    assert_eq!(keys(&r2), ["account"]);
+    let reask = message_of(&r2, "account");
+    assert_ne!(reask, original);
+    assert!(reask.starts_with(&original), "{reask}");
+    assert!(reask.contains("Email") && reask.contains("Plan"), "{reask}");
+    assert!(
+        reask.contains("not a valid email address") && reask.contains("not one of the options"),
+        "{reask}"
+    );
+    assert!(!reask.contains("ECHO"), "{reask}");
+    let schema =
+        |result: &Value| result["inputRequests"]["account"]["params"]["requestedSchema"].clone();
+    assert_eq!(schema(&r2), schema(&r1));
+    // The re-ask is the question now: its answer counts.
+    let good = json!({"account": accept(json!({"email": "ada@example.com", "plan": "pro"}))});
+    let (r3, _) = asked(&run(&h.flow, &req("ada", "signup").answer(good, Some(&s2))));
+    assert_eq!(keys(&r3), ["confirm"]);
+}
+
+// ---- bounded growth --------------------------------------------------------------------
+
+/// The conformance fixture's `multi_round` tool, as it reads there.
+fn multi_round(round: &mut mrtr_guard::Round<'_>) -> Result<String, Stop> {
+    let name = round.require("step1", &conformance_forms::NAME)?;
+    let color = round.require("step2", &conformance_forms::COLOR)?;
+    Ok(format!(
+        "{} likes {}.",
+        name.str("name")?,
+        color.str("color")?
+    ))
+}
+
+/// The conformance fixture's `multiple_inputs` tool, as it reads there.
+fn multiple_inputs(round: &mut mrtr_guard::Round<'_>) -> Result<String, Stop> {
+    let name = round.form("user_name", &conformance_forms::NAME);
+    let sampled = round.sample("capital_question", &conformance_forms::capital());
+    let roots = round.roots("client_roots");
+    match (name, sampled, roots) {
+        (Reply::Accepted(name), Reply::Accepted(sampled), Reply::Accepted(roots)) => Ok(format!(
+            "{}; {}; {} root(s)",
+            name.str("name")?,
+            sampled.text().unwrap_or("(no text)"),
+            roots.roots.len()
+        )),
+        _ => Err(Stop::Ask),
+    }
+}
+
+#[test]
+fn a_long_answer_to_a_field_without_max_length_is_asked_again_not_an_internal_error() {
+    let h = harness();
+    let r = req("ada", "multi_round");
+    let (_, s1) = asked(&h.flow.run(r.call().unwrap(), multi_round));
+    let long = json!({"step1": accept(json!({"name": "n".repeat(20_000)}))});
+    let response = h
+        .flow
+        .run(r.answer(long, Some(&s1)).call().unwrap(), multi_round);
+    let (result, _) = asked(&response);
+    assert_eq!(keys(&result), ["step1"]);
+    let message = message_of(&result, "step1");
+    assert!(message.contains("too long"), "{message}");
+}
+
+#[test]
+fn a_large_sampling_result_is_asked_again_not_an_internal_error() {
+    let h = harness();
+    let mut r = req("ada", "multiple_inputs");
+    r.caps = ClientCapabilities::none()
+        .with_elicitation_form()
+        .with_sampling()
+        .with_roots();
+    let (_, s1) = asked(&h.flow.run(r.call().unwrap(), multiple_inputs));
+    let answers = json!({
+        "user_name": accept(json!({"name": "Ada"})),
+        "capital_question": {"role": "assistant", "model": "m",
+            "content": {"type": "text", "text": "Paris ".repeat(4000)}},
+    });
+    let response = h.flow.run(
+        r.answer(answers, Some(&s1)).call().unwrap(),
+        multiple_inputs,
+    );
+    let (result, _) = asked(&response);
+    assert_eq!(keys(&result), ["capital_question", "client_roots"]);
+}
+
+// ---- answers that keep failing ----------------------------------------------------------
+
+#[test]
+fn three_invalid_answers_in_a_row_end_the_flow_with_a_clear_failure() {
+    let h = harness();
+    let r = req("ada", "ShipOrder");
+    let (_, mut state) = asked(&run(&h.flow, &r));
+    let bad = || json!({"ship": accept(json!({"trackingNumber": ""}))});
+    for _ in 0..2 {
+        let (result, next) = asked(&run(&h.flow, &r.clone().answer(bad(), Some(&state))));
+        assert_eq!(keys(&result), ["ship"]);
+        state = next;
+    }
+    let ended = run(&h.flow, &r.answer(bad(), Some(&state)));
+    let failure = Failure::InvalidAnswers {
+        key: "ship".to_owned(),
+    };
+    assert_eq!(ended, Ok(Response::Failed(failure.clone())));
+    assert!(
+        failure.to_string().contains("kept failing validation"),
+        "{failure}"
+    );
+}
+
+/// Only invalid answers count, each question on its own: a missing answer
+/// neither counts nor resets the count, a valid one ends it.
+#[test]
+fn only_consecutive_invalid_answers_to_one_question_count() {
+    let h = harness();
+    let r = req("ada", "signup");
+    let bad_account = || json!({"account": accept(json!({"email": "x", "plan": "pro"}))});
+    let bad_team = || json!({"team": accept(json!({"teamSize": 1, "roles": ["admin"]}))});
+    let step = |responses: Value, state: &str| {
+        let (result, next) = asked(&run(&h.flow, &r.clone().answer(responses, Some(state))));
+        (keys(&result), next)
+    };
+    let (_, s0) = asked(&run(&h.flow, &r));
+    let (_, s) = step(bad_account(), &s0);
+    let (_, s2) = step(bad_account(), &s);
+    // No answer at all: asked again, not a third strike...
+    let (k, s) = step(json!({}), &s2);
+    assert_eq!(k, ["account"]);
+    // ...and not a fresh start either: the next invalid answer is the third.
+    let ended = run(&h.flow, &r.clone().answer(bad_account(), Some(&s)));
+    let failure = Failure::InvalidAnswers {
+        key: "account".to_owned(),
+    };
+    assert_eq!(ended, Ok(Response::Failed(failure)));
+
+    // A valid answer ends the count; the next form has its own.
+    let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "team"}))});
+    let (k, s) = step(account, &s2);
+    assert_eq!(k, ["team"]);
+    let (k, s) = step(bad_team(), &s);
+    assert_eq!(k, ["team"]);
+    let (k, s) = step(bad_team(), &s);
+    assert_eq!(k, ["team"]);
+    let team = json!({"team": accept(json!({"teamSize": 2, "roles": ["admin"]}))});
+    let (k, _) = step(team, &s);
+    assert_eq!(k, ["confirm"]);
+}
+
+// ---- side effects ----------------------------------------------------------------------
+
+/// The signup handler with a welcome email between the account and the
+/// confirmation: an effect followed by an ask.
+fn signup_with_email(
+    round: &mut mrtr_guard::Round<'_>,
+    sent: &AtomicUsize,
+) -> Result<String, Stop> {
+    let account = round.require("account", &FORMS.account)?;
+    round.once("welcome-email", || sent.fetch_add(1, Ordering::SeqCst));
+    round.require("confirm", &FORMS.confirm)?;
+    Ok(account.str("email")?.to_owned())
+}
+
+#[test]
+fn an_effect_runs_once_per_flow_across_rounds() {
+    let h = harness();
+    let sent = AtomicUsize::new(0);
+    let handler = |round: &mut mrtr_guard::Round<'_>| signup_with_email(round, &sent);
+    let r = req("ada", "signup");
+    let (_, s1) = asked(&h.flow.run(r.call().unwrap(), handler));
+    assert_eq!(sent.load(Ordering::SeqCst), 0, "not reached yet");
+    let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "pro"}))});
+    let (_, s2) = asked(&h.flow.run(
+        r.clone().answer(account, Some(&s1)).call().unwrap(),
+        handler,
+    ));
+    assert_eq!(sent.load(Ordering::SeqCst), 1);
+    // An invalid confirmation: one more round, no second email.
+    let bad = json!({"confirm": {"action": "maybe"}});
+    let (_, s3) = asked(
+        &h.flow
+            .run(r.clone().answer(bad, Some(&s2)).call().unwrap(), handler),
+    );
+    let confirm = json!({"confirm": {"action": "accept"}});
+    let done = h
+        .flow
+        .run(r.answer(confirm, Some(&s3)).call().unwrap(), handler);
+    assert_eq!(done, complete("ada@example.com"));
+    assert_eq!(sent.load(Ordering::SeqCst), 1, "once across rounds");
+
+    // In the round that completes, the effect runs once too.
+    let h = harness();
+    let shipped = AtomicUsize::new(0);
+    let ship = |round: &mut mrtr_guard::Round<'_>| -> Result<String, Stop> {
+        let answers = round.require("ship", &FORMS.ship)?;
+        round.once("ship", || shipped.fetch_add(1, Ordering::SeqCst));
+        Ok(answers.str("trackingNumber")?.to_owned())
+    };
+    let r = req("ada", "ShipOrder");
+    let (_, s1) = asked(&h.flow.run(r.call().unwrap(), ship));
+    let answer = json!({"ship": accept(json!({"trackingNumber": "1Z"}))});
+    assert_eq!(
+        h.flow
+            .run(r.answer(answer, Some(&s1)).call().unwrap(), ship),
+        complete("1Z")
+    );
+    assert_eq!(shipped.load(Ordering::SeqCst), 1);
+}
+
+/// The marker rides in the state the effect's round mints: a state from
+/// before the effect, presented again, runs it again, unless a replay guard
+/// refuses the second presentation.
+#[test]
+fn an_older_state_presented_again_reruns_the_effect_unless_a_replay_guard_refuses_it() {
+    let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "pro"}))});
+    for guarded in [false, true] {
+        let h = if guarded {
+            harness_with(|b| b.replay_guard(Arc::new(MemoryReplayGuard::new(100))))
+        } else {
+            harness()
+        };
+        let sent = AtomicUsize::new(0);
+        let handler = |round: &mut mrtr_guard::Round<'_>| signup_with_email(round, &sent);
+        let r = req("ada", "signup");
+        let (_, s1) = asked(&h.flow.run(r.call().unwrap(), handler));
+        let retry = r.answer(account.clone(), Some(&s1));
+        let _ = asked(&h.flow.run(retry.call().unwrap(), handler));
+        let again = h.flow.run(retry.call().unwrap(), handler);
+        if guarded {
+            assert_eq!(again.unwrap_err(), RpcError::invalid_request_state());
+            assert_eq!(sent.load(Ordering::SeqCst), 1);
+        } else {
+            let _ = asked(&again);
+            assert_eq!(sent.load(Ordering::SeqCst), 2);
+        }
+    }
+}
+
+// ---- the largest answers ---------------------------------------------------------------
+
+/// What one carried answer takes of the budget (`docs/FORMAT.md` §5.1):
+/// `"key":{"q":"<43 characters>","r":<response>}` and a comma.
+fn carried_cost(key: &str, response: &Value) -> usize {
+    serde_json::to_string(key).unwrap().len() + serde_json::to_string(response).unwrap().len() + 58
+}
+
+#[test]
+fn the_largest_answers_each_demo_form_accepts_are_carried_and_every_round_mints() {
+    let h = harness();
+    let budget = h.flow.answer_budget();
+    assert_eq!(budget, 4476, "default policy, sealed");
+    // Every character of a free-text answer a control character: six bytes
+    // each in the claims (`\u0001`).
+    let worst = |n: usize| "\u{1}".repeat(n);
+    let ship = json!({"ship": accept(json!({"trackingNumber": worst(64)}))});
+    let (_, s) = asked(&run(&h.flow, &req("ada", "ShipOrder")));
+    assert_eq!(
+        run(&h.flow, &req("ada", "ShipOrder").answer(ship, Some(&s))),
+        complete(&format!("Shipped as {}.", worst(64)))
+    );
+
+    // signup, team path: the longest address (254), the largest team, every role.
+    let email = format!(
+        "{}@{}.{}.{}",
+        "a".repeat(64),
+        "b".repeat(63),
+        "c".repeat(63),
+        "d".repeat(61)
+    );
+    assert_eq!(email.len(), 254);
+    let r = req("ada", "signup");
+    let (_, s1) = asked(&run(&h.flow, &r));
+    let account = json!({"account": accept(json!({"email": email, "plan": "team"}))});
+    let (r2, s2) = asked(&run(&h.flow, &r.clone().answer(account, Some(&s1))));
+    assert_eq!(keys(&r2), ["team"]);
+    let team =
+        json!({"team": accept(json!({"teamSize": 500, "roles": ["admin", "billing", "member"]}))});
+    let (r3, s3) = asked(&run(&h.flow, &r.clone().answer(team, Some(&s2))));
+    assert_eq!(keys(&r3), ["confirm"]);
+    let confirm = json!({"confirm": {"action": "accept"}});
+    let done = run(&h.flow, &r.answer(confirm, Some(&s3)));
+    assert!(matches!(done, Ok(Response::Complete(_))), "{done:?}");
+
+    // The conformance fixture's free-text forms have no maxLength: their
+    // largest answer is what the budget holds. Two answers that fill it
+    // exactly are carried; one byte more is asked again, saying why.
+    let r = req("ada", "multi_round");
+    let response = |text: &str| json!({"action": "accept", "content": {"name": text}});
+    let base = carried_cost("step1", &response(""));
+    let half = (budget - base) / 2;
+    let color = |text: &str| json!({"action": "accept", "content": {"color": text}});
+    let rest = budget - half - base - carried_cost("step2", &color(""));
+    let (_, s1) = asked(&h.flow.run(r.call().unwrap(), multi_round));
+    let over = json!({"step1": response(&"n".repeat(budget - base + 1))});
+    let (again, _) = asked(&h.flow.run(
+        r.clone().answer(over, Some(&s1)).call().unwrap(),
+        multi_round,
+    ));
+    assert!(message_of(&again, "step1").contains("too long"));
+    let step1 = json!({"step1": response(&"n".repeat(half))});
+    let (r2, s2) = asked(&h.flow.run(
+        r.clone().answer(step1, Some(&s1)).call().unwrap(),
+        multi_round,
+    ));
+    assert_eq!(keys(&r2), ["step2"]);
+    let step2 = json!({"step2": color(&"c".repeat(rest + 1))});
+    let (r3, s3) = asked(&h.flow.run(
+        r.clone().answer(step2, Some(&s2)).call().unwrap(),
+        multi_round,
+    ));
+    assert_eq!(
+        keys(&r3),
+        ["step2"],
+        "one byte over what is left: asked again"
+    );
+    let step2 = json!({"step2": color(&"c".repeat(rest))});
+    let done = h
+        .flow
+        .run(r.answer(step2, Some(&s3)).call().unwrap(), multi_round);
+    assert!(matches!(done, Ok(Response::Complete(_))), "{done:?}");
 }

@@ -414,6 +414,32 @@ fn flow_round_emits_one_event_and_keeps_the_reason() {
     }
 }
 
+/// A handler mistake is an error event under `mrtr_guard::runtime` that
+/// names the mistake, and the client gets the plain internal error.
+#[test]
+fn a_handler_mistake_is_an_error_event_naming_it() {
+    let h = harness();
+    let (result, events) = capture(|| {
+        h.flow.run(req("ada-MARKER", "t").call().unwrap(), |_| {
+            Err::<String, _>(mrtr_guard::Stop::Ask)
+        })
+    });
+    let error = result.unwrap_err();
+    assert_eq!(error, RpcError::internal_error());
+    assert_eq!(error.misuse(), Some(&mrtr_guard::Misuse::NothingAsked));
+    let [event] = &events[..] else {
+        panic!("one event: {events:?}")
+    };
+    assert_eq!(event.target, "mrtr_guard::runtime");
+    assert_eq!(event.level, Level::ERROR);
+    assert_eq!(event.field("misuse"), Some("nothing_asked"));
+    let message = event.field("message").unwrap();
+    assert!(message.contains("nothing was asked"), "{message}");
+    for text in event.texts() {
+        assert!(!text.contains("MARKER"), "{event:?}");
+    }
+}
+
 // ---- the leak check itself ---------------------------------------------------------
 
 #[test]

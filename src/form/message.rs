@@ -2,7 +2,7 @@
 //! it, from the form's definitions and the reasons, never from the answer.
 
 use crate::form::compiled::Form;
-use crate::form::report::{Issue, Report};
+use crate::form::report::{Issue, Problem, Report};
 
 impl Report {
     /// A short message for the user, for asking again: each refused field by
@@ -37,8 +37,12 @@ impl Report {
     #[must_use]
     pub fn user_message(&self, form: &Form) -> String {
         let mut sentences: Vec<String> = Vec::new();
-        if self.problem().is_some() {
-            sentences.push("The answer could not be read; please try again.".to_owned());
+        match self.problem() {
+            Some(Problem::TooLarge) => {
+                sentences.push("The answer is too long to keep; please shorten it.".to_owned());
+            }
+            Some(_) => sentences.push("The answer could not be read; please try again.".to_owned()),
+            None => {}
         }
         // In the form's order first, then any issue the form does not know.
         let by_form = form

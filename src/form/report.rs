@@ -98,6 +98,10 @@ pub enum Problem {
     ContentNotObject,
     /// `inputResponses` is not a JSON object.
     ResponsesNotAnObject,
+    /// The answer is valid, but too long for the flow to carry to its next
+    /// round (the flow's answers share a budget: see
+    /// [`Flow::answer_budget`](crate::Flow::answer_budget)).
+    TooLarge,
 }
 
 impl fmt::Display for Problem {
@@ -107,6 +111,7 @@ impl fmt::Display for Problem {
             Self::BadAction => "action must be exactly \"accept\", \"decline\" or \"cancel\"",
             Self::ContentNotObject => "content must be a JSON object",
             Self::ResponsesNotAnObject => "inputResponses must be a JSON object",
+            Self::TooLarge => "the answer is too long to keep; please shorten it",
         })
     }
 }

@@ -1,8 +1,9 @@
 //! The write-once multi-round handler: [`Flow`] (once per server) and
 //! [`Round`] (once per incoming call).
 //!
-//! A handler runs top-down on every round. It reads answers first; asks only
-//! for what is still missing; and finishes when all is in:
+//! A handler runs top-down on every round, from the top each time. It reads
+//! answers first; asks only for what is still missing; and finishes when all
+//! is in (side effects: see [`Round::once`]):
 //!
 //! ```
 //! use std::sync::Arc;
@@ -44,14 +45,18 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod budget;
 mod clock;
+mod misuse;
+mod reask;
 mod reply;
 mod round;
 
 use std::sync::Arc;
 
 pub use clock::{Clock, FixedClock, SystemClock};
-pub use reply::{Reply, Response, Stop};
+pub use misuse::Misuse;
+pub use reply::{Failure, Reply, Response, Stop};
 #[cfg(feature = "rmcp")]
 pub(crate) use round::Opened;
 pub use round::Round;
@@ -59,6 +64,7 @@ pub use round::Round;
 use crate::RpcError;
 use crate::state::StateCodec;
 use crate::wire::CallParams;
+use budget::Budget;
 
 /// Everything a server needs to run multi-round calls: the `requestState`
 /// codec (with its key ring, policy, audience and optional replay guard) and a
@@ -67,15 +73,19 @@ use crate::wire::CallParams;
 pub struct Flow {
     codec: StateCodec,
     clock: Arc<dyn Clock>,
+    /// The shares of a state, from the codec's mode and maximum length.
+    budget: Budget,
 }
 
 impl Flow {
     /// A flow over `codec`, on the system clock.
     #[must_use]
     pub fn new(codec: StateCodec) -> Self {
+        let budget = Budget::new(codec.mode(), codec.policy());
         Self {
             codec,
             clock: Arc::new(SystemClock),
+            budget,
         }
     }
 
@@ -128,6 +138,21 @@ impl Flow {
     /// Runs a synchronous handler for one call: [`round`](Self::round), the
     /// handler, [`Round::complete`].
     ///
+    /// <div class="warning">
+    ///
+    /// `handler` runs from the top in every round of the flow: once for the
+    /// first call, and again for each retry that brings answers. Code before
+    /// the asks it depends on runs each time. Keep side effects after the
+    /// asks, or run them through [`Round::once`], which runs an effect once
+    /// per flow (its exact terms, with and without a replay guard, are in
+    /// its docs).
+    ///
+    /// </div>
+    ///
+    /// A flow that cannot go on for a reason the user should hear (answers
+    /// that kept failing validation, the round cap or the deadline reached
+    /// while asking) ends with [`Response::Failed`], to send as a tool error.
+    ///
     /// # Errors
     ///
     /// As [`round`](Self::round) and [`Round::complete`], and any
@@ -139,6 +164,35 @@ impl Flow {
         let mut round = self.round(call)?;
         let result = handler(&mut round);
         round.complete(result)
+    }
+
+    /// How many bytes of a state the answers one flow carries may take
+    /// together: the guarantee that no answer a round accepts makes a later
+    /// state too long to mint.
+    ///
+    /// A token of the codec's [`max_token_len`](crate::Policy::max_token_len)
+    /// characters holds `floor(3 * max_token_len / 4)` bytes, of which the
+    /// header and tag take 45 (sealed) or 37 (signed); the claims' fixed
+    /// members take at most 131. Of the rest, the answers get three
+    /// quarters, counting each as its key and its response as JSON plus 58
+    /// bytes (`docs/FORMAT.md` §5.4); the other quarter is for the state's
+    /// own part (questions, re-asks, effect names, application data), which
+    /// the round checks when it mints ([`Misuse::StateTooLarge`]).
+    ///
+    /// ```
+    /// # use mrtr_guard::{Flow, KeyRing, MasterKey, StateCodec};
+    /// # let codec = StateCodec::builder("https://mcp.example.com", KeyRing::new(MasterKey::from_bytes(&[7; 32])?)).build()?;
+    /// // The default policy (8192 characters), sealed: (6144 - 45 - 131) * 3 / 4.
+    /// assert_eq!(Flow::new(codec).answer_budget(), 4476);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn answer_budget(&self) -> usize {
+        self.budget.answers
+    }
+
+    pub(crate) fn budget(&self) -> Budget {
+        self.budget
     }
 
     pub(crate) fn clock(&self) -> &dyn Clock {

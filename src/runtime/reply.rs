@@ -25,7 +25,12 @@ pub enum Reply<T> {
     Declined,
     /// The user dismissed the request (elicitation only).
     Cancelled,
-    /// The answer broke the form's rules; the form is asked again.
+    /// The answer broke the form's rules, or is too long for the flow to
+    /// carry ([`Problem::TooLarge`](crate::Problem::TooLarge)): the question
+    /// is asked again, saying why. After
+    /// [`Round::MAX_INVALID`](crate::Round::MAX_INVALID) invalid answers in a
+    /// row it is not: the round ends with [`Response::Failed`], whatever the
+    /// handler returns.
     Invalid(Report),
     /// Not answered yet; asked in this round.
     Pending,
@@ -42,7 +47,10 @@ impl<T> Reply<T> {
         }
     }
 
-    /// Whether the question is in this round's `inputRequests`.
+    /// Whether the question is in this round's `inputRequests`: pending, or
+    /// invalid and asked again (an answer that made
+    /// [`Round::MAX_INVALID`](crate::Round::MAX_INVALID) is not asked again:
+    /// the round ends with [`Response::Failed`]).
     pub fn is_asked(&self) -> bool {
         matches!(self, Self::Pending | Self::Invalid(_))
     }
@@ -56,6 +64,9 @@ impl<T> Reply<T> {
 #[non_exhaustive]
 pub enum Stop {
     /// Input is still needed: answer with this round's `inputRequests`.
+    /// Returned when nothing was asked (and no ask was unsupported), it is a
+    /// handler bug: the round ends with an internal error
+    /// ([`Misuse::NothingAsked`](crate::Misuse::NothingAsked)).
     Ask,
     /// The user declined the question under `key`.
     Declined {
@@ -131,4 +142,61 @@ pub enum Response<T> {
         /// The question's key.
         key: String,
     },
+    /// The flow cannot go on, for a reason the user should hear: send a
+    /// tool error (`isError: true`) whose text is the failure's `Display`.
+    Failed(Failure),
+}
+
+/// Why a flow ended without its result, in words for the user: each
+/// `Display` is a sentence that can be the text of a tool error.
+///
+/// ```
+/// use mrtr_guard::Failure;
+///
+/// let failure = Failure::TooManyRounds { max_rounds: 10 };
+/// assert_eq!(
+///     failure.to_string(),
+///     "the request needed more than 10 rounds of input and was stopped; start it again"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Failure {
+    /// The answers to the question under `key` failed validation
+    /// [`Round::MAX_INVALID`](crate::Round::MAX_INVALID) times in a row.
+    InvalidAnswers {
+        /// The question's key (for the server; not in the text).
+        key: String,
+    },
+    /// The flow needed to ask again but has asked as often as the policy
+    /// allows ([`Policy::max_rounds`](crate::Policy::max_rounds)).
+    TooManyRounds {
+        /// The policy's round cap.
+        max_rounds: u32,
+    },
+    /// The flow needed to ask again but its deadline
+    /// ([`Policy::flow_ttl`](crate::Policy::flow_ttl) after round 1) has
+    /// passed.
+    DeadlinePassed,
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidAnswers { .. } => write!(
+                f,
+                "the answer kept failing validation ({} invalid answers in a row) and the \
+                 request was stopped; start it again",
+                crate::Round::MAX_INVALID
+            ),
+            Self::TooManyRounds { max_rounds } => write!(
+                f,
+                "the request needed more than {max_rounds} rounds of input and was stopped; \
+                 start it again"
+            ),
+            Self::DeadlinePassed => {
+                f.write_str("the request ran past its time limit and was stopped; start it again")
+            }
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! One round of a multi-round call.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::num::NonZeroU32;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -9,9 +10,11 @@ use serde_json::{Map, Value};
 
 use crate::RpcError;
 use crate::form::Form;
-use crate::form::{Answers, Outcome};
-use crate::runtime::{Call, Flow, Reply, Response, Stop};
-use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, Proven, StateError};
+use crate::form::{Answers, Outcome, Problem, Report};
+use crate::runtime::budget;
+use crate::runtime::reask::reask_message;
+use crate::runtime::{Call, Failure, Flow, Misuse, Reply, Response, Stop};
+use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, Proven, Reask};
 use crate::wire::{
     ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
     InputRequest, InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,
@@ -30,30 +33,97 @@ use crate::wire::{
 /// in one `InputRequiredResult` with a freshly minted state that carries the
 /// proven answers and the application state forward, sealed.
 ///
+/// <div class="warning">
+///
+/// **The handler runs again from the top in every round.** Everything before
+/// the last ask it reaches runs once per round: a side effect there (an
+/// email, a payment, a write) happens again each time the client answers.
+/// Put effects after the asks they depend on, or wrap them in
+/// [`once`](Self::once), which runs an effect once per flow.
+///
+/// </div>
+///
+/// What a flow keeps between rounds, and how it ends:
+///
+/// - **Invalid answers** are asked again, the form's message followed by
+///   what to correct, field by field, never the submitted value (a new
+///   question, with its own digest). After [`MAX_INVALID`](Self::MAX_INVALID)
+///   invalid answers in a row to one question the flow ends with
+///   [`Response::Failed`]; the count rides in the sealed state, so only a
+///   new flow (round 1) starts it over. A missing answer neither counts nor
+///   resets it.
+/// - **Answers are bounded**: the answers one flow carries share
+///   [`Flow::answer_budget`] bytes of the state. An answer that would take
+///   them past it is invalid ([`Problem::TooLarge`]) and asked again, so no
+///   answer a round accepts can make a later state too long to mint.
+/// - **Forms that changed** (a deploy between two rounds changed a form or
+///   its message, and so its digest): the answer proven for the old form is
+///   not used, the new form is asked, and the old answer is not carried on.
+/// - **Limits**: a flow that must ask again after its round cap or deadline
+///   ends with [`Response::Failed`]; a state that does not open is the
+///   opaque `-32602` of [`Flow::round`].
+/// - **Mistakes are loud**: [`Stop::Ask`] with nothing asked, or two
+///   different questions under one key in one round, end the round with an
+///   internal error naming the [`Misuse`].
+///
 /// The runtime never asks what the client did not declare in this request's
 /// capabilities: such an ask returns [`Reply::Unsupported`] (and
 /// [`require`](Self::require) fails with `-32021`).
 ///
-/// `Debug` shows the method, target, round number and the keys and digests
-/// of questions and answers, never an answer, the call's arguments or the
-/// application data.
+/// `Debug` shows the method, target, round number, the keys and digests of
+/// questions and answers, the re-ask counts and the effect names, never an
+/// answer, the call's arguments or the application data.
 pub struct Round<'f> {
     flow: &'f Flow,
     call: Call,
     /// The opened state's times, round and flow id; its contents are in
-    /// `asked`, `proven` and `app`.
+    /// the fields below.
     claims: Option<Claims<()>>,
     /// The questions the opened state says were asked.
     asked: BTreeMap<String, JsonDigest>,
+    /// Which of them were re-asks, and after how many invalid answers.
+    reasked: BTreeMap<String, Reask>,
     /// Answers proven by this round or an earlier one.
     proven: BTreeMap<String, Proven>,
-    asks: InputRequests,
-    questions: BTreeMap<String, JsonDigest>,
-    /// What the asks this round could not send would have needed.
-    missing: ClientCapabilities,
+    /// What `proven` takes of the answer budget.
+    proven_len: usize,
+    /// The effects that ran in this flow, this round's included.
+    ran: BTreeSet<String>,
     app: Value,
+    /// What this round asks.
+    next: Next,
     /// The digest of the call's arguments, when opening the state made it.
     arguments: Option<JsonDigest>,
+}
+
+/// What a round asks, and what went wrong while it asked.
+#[derive(Debug, Default)]
+struct Next {
+    asks: InputRequests,
+    /// Key -> digest of the `inputRequests` entry sent under it.
+    questions: BTreeMap<String, JsonDigest>,
+    /// Key -> the count of invalid answers a question asked now carries.
+    reasks: BTreeMap<String, Reask>,
+    /// Key -> the digest of the question the handler named under it.
+    named: BTreeMap<String, JsonDigest>,
+    /// What the asks this round could not send would have needed.
+    missing: ClientCapabilities,
+    /// A question whose answers kept failing validation.
+    exhausted: Option<String>,
+    /// The handler's first mistake.
+    misuse: Option<Misuse>,
+}
+
+/// What the flow has for one question.
+enum Found {
+    /// The answer an earlier round, or this one, proved.
+    Carried(Map<String, Value>),
+    /// A response in `inputResponses` to a question the state says was asked.
+    Fresh,
+    /// Nothing yet.
+    Nothing,
+    /// Another question was named under the key in this round.
+    Misused,
 }
 
 /// A call whose `requestState`, if any, has been opened: what a [`Round`] is
@@ -109,20 +179,29 @@ impl<'f> Round<'f> {
             }
             None => (None, Contents::new(Value::Null)),
         };
-        let (asked, proven, app) = contents.into_parts();
+        let parts = contents.into_parts();
+        let proven_len = parts
+            .proven
+            .iter()
+            .map(|(key, proven)| budget::answer_len(key, proven.response()))
+            .fold(0, usize::saturating_add);
         Self {
             flow,
             call,
             claims,
-            asked,
-            proven,
-            asks: InputRequests::new(),
-            questions: BTreeMap::new(),
-            missing: ClientCapabilities::none(),
-            app,
+            asked: parts.asked,
+            reasked: parts.reasks,
+            proven: parts.proven,
+            proven_len,
+            ran: parts.once,
+            app: parts.app,
+            next: Next::default(),
             arguments,
         }
     }
+
+    /// How many invalid answers in a row end a flow: the third.
+    pub const MAX_INVALID: u32 = 3;
 
     /// The method called.
     #[must_use]
@@ -190,11 +269,40 @@ impl<'f> Round<'f> {
         Ok(())
     }
 
+    /// Runs `effect` once per flow: in the first round that reaches this
+    /// call, and never again in a round that carries a state minted after
+    /// it. Returns its result when it ran, `None` when an earlier round ran
+    /// it. `name` tells the effects of one handler apart.
+    ///
+    /// The marker that it ran is carried in the state this round mints, so:
+    ///
+    /// - an effect in a round that completes runs once (no later round);
+    /// - an effect followed by an ask runs once if the client comes back with
+    ///   the state that ask sends; a round that ends in an error mints no
+    ///   state, so the effect runs again when the client retries with the
+    ///   state it had;
+    /// - a state from before the effect, presented again, runs it again,
+    ///   unless the codec has a [`ReplayGuard`](crate::ReplayGuard), which
+    ///   refuses a state the second time; without one, design the effect to
+    ///   be idempotent (an idempotency key, say the flow's state) or accept
+    ///   that a replaying client can repeat it within the state's TTL;
+    /// - a new flow (a call without state) runs it again.
+    ///
+    /// The marker holds `name` only, never the result; effect names take
+    /// part of the state's own share ([`Flow::answer_budget`]).
+    pub fn once<R>(&mut self, name: &str, effect: impl FnOnce() -> R) -> Option<R> {
+        if self.ran.contains(name) {
+            return None;
+        }
+        self.ran.insert(name.to_owned());
+        Some(effect())
+    }
+
     /// Asks for `form` under `key`, or returns its answer: every outcome, for
     /// handlers that treat a decline or a cancel themselves.
     ///
-    /// An invalid answer asks the form again ([`Reply::Invalid`]); answers
-    /// proven earlier are kept.
+    /// An invalid answer asks the form again, saying what to correct
+    /// ([`Reply::Invalid`]); answers proven earlier are kept.
     pub fn form(&mut self, key: &str, form: &Form) -> Reply<Answers> {
         self.form_with(key, form, false)
     }
@@ -239,7 +347,7 @@ impl<'f> Round<'f> {
     /// that the out-of-band step finished, and ask under a new key if not.
     pub fn url(&mut self, key: &str, message: &str, url: &str) -> Reply<()> {
         let request = InputRequest::Elicitation(ElicitRequest::url(message, url));
-        self.resolve(key, request, false, |response| match response {
+        self.resolve(key, request, |response| match response {
             InputResponse::Elicit(result) => Some((
                 elicit_response(result.action, None),
                 match result.action {
@@ -253,9 +361,11 @@ impl<'f> Round<'f> {
     }
 
     /// Asks the client to sample its model, or returns the sampled message.
+    /// A message too long for the flow to carry is asked for again
+    /// ([`Reply::Invalid`] with [`Problem::TooLarge`]).
     pub fn sample(&mut self, key: &str, request: &SamplingRequest) -> Reply<CreateMessageResult> {
         let request = InputRequest::Sampling(request.clone());
-        self.resolve(key, request, false, |response| match response {
+        self.resolve(key, request, |response| match response {
             InputResponse::Sampling(result) => Some((object(&result)?, Reply::Accepted(result))),
             _ => None,
         })
@@ -264,7 +374,7 @@ impl<'f> Round<'f> {
     /// Asks the client for its roots, or returns them.
     pub fn roots(&mut self, key: &str) -> Reply<ListRootsResult> {
         let request = InputRequest::Roots(RootsRequest::new());
-        self.resolve(key, request, false, |response| match response {
+        self.resolve(key, request, |response| match response {
             InputResponse::Roots(result) => Some((object(&result)?, Reply::Accepted(result))),
             _ => None,
         })
@@ -272,79 +382,95 @@ impl<'f> Round<'f> {
 
     /// Ends the round with the handler's result.
     ///
+    /// - A [`Misuse`] found in this round: an internal error naming it
+    ///   (whatever the handler returned).
+    /// - [`Stop::Failed`]: that error.
+    /// - A question whose answers failed validation
+    ///   [`MAX_INVALID`](Self::MAX_INVALID) times in a row:
+    ///   [`Response::Failed`].
+    /// - [`Stop::Declined`] / [`Stop::Cancelled`]: the matching response.
     /// - `Ok(value)` with nothing asked in this round: [`Response::Complete`].
     /// - `Ok(value)` while questions were asked, or [`Stop::Ask`]: the
     ///   questions go out ([`Response::InputRequired`]); asks are never
-    ///   dropped.
+    ///   dropped. If the flow may not ask again (its round cap or deadline
+    ///   is reached), [`Response::Failed`] says which.
     /// - [`Stop::Ask`] with no question asked: `-32021` naming what the
-    ///   unsupported asks needed, if there were any; otherwise a state alone
-    ///   (the client retries at once: load shedding).
-    /// - [`Stop::Declined`] / [`Stop::Cancelled`]: the matching response.
-    /// - [`Stop::Failed`]: that error.
+    ///   unsupported asks needed, if there were any; otherwise a
+    ///   [`Misuse::NothingAsked`].
     ///
     /// # Errors
     ///
     /// A [`Stop::Failed`] error; [`RpcError::missing_capability`] (`-32021`)
-    /// for a [`Stop::Ask`] when every ask was unsupported;
-    /// [`RpcError::invalid_request_state`] when the flow may not ask again
-    /// (its round cap or deadline is reached; [`RpcError::state_error`] says
-    /// which); [`RpcError::internal_error`]
-    /// when a state cannot be minted otherwise.
-    pub fn complete<T>(self, result: Result<T, Stop>) -> Result<Response<T>, RpcError> {
+    /// for a [`Stop::Ask`] when every ask was unsupported; an internal error
+    /// for a [`Misuse`] ([`RpcError::misuse`] says which) or when a state
+    /// cannot be minted otherwise.
+    pub fn complete<T>(mut self, result: Result<T, Stop>) -> Result<Response<T>, RpcError> {
+        if let Some(misuse) = self.next.misuse.take() {
+            return Err(misuse.into_error());
+        }
+        let result = match result {
+            Err(Stop::Failed(error)) => return Err(error),
+            other => other,
+        };
+        if let Some(key) = self.next.exhausted.take() {
+            return Ok(Response::Failed(Failure::InvalidAnswers { key }));
+        }
         match result {
-            Err(Stop::Failed(error)) => Err(error),
             Err(Stop::Declined { key }) => Ok(Response::Declined { key }),
             Err(Stop::Cancelled { key }) => Ok(Response::Cancelled { key }),
-            Ok(value) if self.asks.is_empty() => Ok(Response::Complete(value)),
-            Err(Stop::Ask) if self.asks.is_empty() && !self.missing.is_empty() => {
-                Err(RpcError::missing_capability(&self.missing))
-            }
-            Ok(_) | Err(Stop::Ask) => self.input_required().map(Response::InputRequired),
+            Ok(value) if self.next.asks.is_empty() => Ok(Response::Complete(value)),
+            Err(_) if self.next.asks.is_empty() => Err(if self.next.missing.is_empty() {
+                Misuse::NothingAsked.into_error()
+            } else {
+                RpcError::missing_capability(&self.next.missing)
+            }),
+            Ok(_) | Err(_) => self.input_required(),
         }
     }
 
     fn form_with(&mut self, key: &str, form: &Form, unsolicited: bool) -> Reply<Answers> {
-        let request = || {
-            InputRequest::Elicitation(ElicitRequest::form(form.message(), form.requested_schema()))
+        let request = |message: &str| {
+            InputRequest::Elicitation(ElicitRequest::form(message, form.requested_schema()))
         };
         let digest = JsonDigest::from_bytes(
-            form.request_digest(|| *JsonDigest::of(&request().to_json()).as_bytes()),
+            form.request_digest(|| *JsonDigest::of(&request(form.message()).to_json()).as_bytes()),
         );
-        if let Some(carried) = self.carried(key, &digest) {
-            let outcome = form.validate(&Value::Object(carried.clone()));
-            return match outcome {
-                Outcome::Accepted(answers) => Reply::Accepted(answers),
-                Outcome::Declined => Reply::Declined,
-                Outcome::Cancelled => Reply::Cancelled,
-                // Proven once, so this does not happen; ask rather than trust.
-                Outcome::Invalid(_) | Outcome::Missing => self.ask(key, request(), digest),
-            };
-        }
-        let Some(raw) = self.answer_for(key, &digest, unsolicited).cloned() else {
-            return self.ask(key, request(), digest);
+        let raw = match self.find(key, &digest, unsolicited) {
+            Found::Misused => return Reply::Pending,
+            Found::Nothing => return self.ask(key, request(form.message()), digest),
+            Found::Carried(carried) => {
+                return match form.validate(&Value::Object(carried)) {
+                    Outcome::Accepted(answers) => Reply::Accepted(answers),
+                    Outcome::Declined => Reply::Declined,
+                    Outcome::Cancelled => Reply::Cancelled,
+                    // Proven once, so this does not happen; ask rather than trust.
+                    Outcome::Invalid(_) | Outcome::Missing => {
+                        self.ask(key, request(form.message()), digest)
+                    }
+                };
+            }
+            Found::Fresh => self.response(key).cloned().unwrap_or_default(),
         };
+        let reask = |report: &Report| request(&reask_message(form, report));
         match form.validate(&raw) {
             Outcome::Accepted(answers) => {
                 let content = match answers.to_json() {
                     Value::Object(content) => Some(content),
                     _ => None,
                 };
-                self.prove(key, &digest, elicit_response(ElicitAction::Accept, content));
-                Reply::Accepted(answers)
+                let response = elicit_response(ElicitAction::Accept, content);
+                self.keep(key, digest, response, Reply::Accepted(answers), reask)
             }
             Outcome::Declined => {
-                self.prove(key, &digest, elicit_response(ElicitAction::Decline, None));
-                Reply::Declined
+                let response = elicit_response(ElicitAction::Decline, None);
+                self.keep(key, digest, response, Reply::Declined, reask)
             }
             Outcome::Cancelled => {
-                self.prove(key, &digest, elicit_response(ElicitAction::Cancel, None));
-                Reply::Cancelled
+                let response = elicit_response(ElicitAction::Cancel, None);
+                self.keep(key, digest, response, Reply::Cancelled, reask)
             }
-            Outcome::Invalid(report) => match self.ask(key, request(), digest) {
-                Reply::Pending => Reply::Invalid(report),
-                other => other,
-            },
-            Outcome::Missing => self.ask(key, request(), digest),
+            Outcome::Invalid(report) => self.invalid(key, digest, reask(&report), report),
+            Outcome::Missing => self.ask(key, request(form.message()), digest),
         }
     }
 
@@ -355,66 +481,175 @@ impl<'f> Round<'f> {
         &mut self,
         key: &str,
         request: InputRequest,
-        unsolicited: bool,
         read: impl Fn(InputResponse) -> Option<(Map<String, Value>, Reply<T>)>,
     ) -> Reply<T> {
         let digest = JsonDigest::of(&request.to_json());
-        if let Some(carried) = self.carried(key, &digest) {
-            if let Some((_, reply)) = read(InputResponse::from_object(carried)) {
-                return reply;
+        let (response, carried) = match self.find(key, &digest, false) {
+            Found::Misused => return Reply::Pending,
+            Found::Carried(carried) => (Some(InputResponse::from_object(&carried)), true),
+            Found::Fresh => {
+                let responses = self.call.params().input_responses();
+                (responses.and_then(|r| r.get(key)).cloned(), false)
             }
-            return self.ask(key, request, digest);
-        }
-        let response = self
-            .answer_for(key, &digest, unsolicited)
-            .and_then(|_| self.call.params().input_responses()?.get(key).cloned());
+            Found::Nothing => (None, false),
+        };
         match response.and_then(read) {
-            Some((carry, reply)) => {
-                self.prove(key, &digest, carry);
-                reply
-            }
+            Some((_, reply)) if carried => reply,
+            Some((carry, reply)) => self.keep(key, digest, carry, reply, |_| request.clone()),
             None => self.ask(key, request, digest),
         }
     }
 
-    /// The response carried under `key`, if it answers this exact question.
-    fn carried(&self, key: &str, digest: &JsonDigest) -> Option<&Map<String, Value>> {
-        let proven = self.proven.get(key)?;
-        (proven.question() == digest).then(|| proven.response())
+    /// Where the answer to the question `digest` under `key` is, if
+    /// anywhere. An answer proven for another question under `key` is stale
+    /// (its form changed since): it is dropped, and the question asked anew.
+    fn find(&mut self, key: &str, digest: &JsonDigest, unsolicited: bool) -> Found {
+        match self.next.named.get(key) {
+            Some(named) if named != digest => {
+                self.next.misuse.get_or_insert(Misuse::KeyReused {
+                    key: key.to_owned(),
+                });
+                return Found::Misused;
+            }
+            Some(_) => {}
+            None => {
+                self.next.named.insert(key.to_owned(), *digest);
+            }
+        }
+        if let Some(proven) = self.proven.get(key) {
+            if proven.question() == digest {
+                return Found::Carried(proven.response().clone());
+            }
+            self.drop_answer(key);
+        }
+        let asked = self.asked.get(key) == Some(digest) || self.strikes(key, digest).is_some();
+        if (asked || unsolicited) && self.response(key).is_some() {
+            Found::Fresh
+        } else {
+            Found::Nothing
+        }
     }
 
-    /// The raw response under `key`, if the state says this exact question
-    /// was asked under it (or the ask accepts unsolicited answers).
-    fn answer_for(&self, key: &str, digest: &JsonDigest, unsolicited: bool) -> Option<&Value> {
-        let asked = self.asked.get(key).is_some_and(|asked| asked == digest);
-        if !asked && !unsolicited {
-            return None;
-        }
+    /// The raw response under `key` in this call's `inputResponses`.
+    fn response(&self, key: &str) -> Option<&Value> {
         self.call.params().input_responses()?.raw(key)
     }
 
-    fn prove(&mut self, key: &str, digest: &JsonDigest, response: Map<String, Value>) {
-        self.proven
-            .insert(key.to_owned(), Proven::new(*digest, response));
+    /// The invalid answers in a row the question `digest` under `key` has
+    /// had, if the state says it was asked again after some.
+    fn strikes(&self, key: &str, digest: &JsonDigest) -> Option<NonZeroU32> {
+        let reask = self.reasked.get(key)?;
+        (reask.question() == digest && self.asked.contains_key(key)).then(|| reask.invalid())
     }
 
+    /// Carries `response` as the answer to the question `digest` under `key`
+    /// and returns `reply`; if the flow's answers cannot take it, asks again
+    /// (`reask` makes the question, from the report that says why).
+    fn keep<T>(
+        &mut self,
+        key: &str,
+        digest: JsonDigest,
+        response: Map<String, Value>,
+        reply: Reply<T>,
+        reask: impl FnOnce(&Report) -> InputRequest,
+    ) -> Reply<T> {
+        let len = budget::answer_len(key, &response);
+        let total = self.proven_len.saturating_add(len);
+        if total > self.flow.budget().answers {
+            let report = Report::from_problem(Problem::TooLarge);
+            return self.invalid(key, digest, reask(&report), report);
+        }
+        self.proven_len = total;
+        self.proven
+            .insert(key.to_owned(), Proven::new(digest, response));
+        reply
+    }
+
+    fn drop_answer(&mut self, key: &str) {
+        if let Some(stale) = self.proven.remove(key) {
+            let len = budget::answer_len(key, stale.response());
+            self.proven_len = self.proven_len.saturating_sub(len);
+        }
+    }
+
+    /// An invalid answer to the question `digest` under `key`: `request`
+    /// asks it again, counting one more invalid answer, unless that makes
+    /// [`MAX_INVALID`](Self::MAX_INVALID): then the flow ends.
+    fn invalid<T>(
+        &mut self,
+        key: &str,
+        digest: JsonDigest,
+        request: InputRequest,
+        report: Report,
+    ) -> Reply<T> {
+        let invalid = self
+            .strikes(key, &digest)
+            .map_or(NonZeroU32::MIN, |n| n.saturating_add(1));
+        if invalid.get() >= Self::MAX_INVALID {
+            self.next.exhausted.get_or_insert_with(|| key.to_owned());
+            return Reply::Invalid(report);
+        }
+        let sent = JsonDigest::of(&request.to_json());
+        match self.send(key, request, sent) {
+            Reply::Pending => {
+                let reask = Reask::new(digest, invalid);
+                self.next.reasks.insert(key.to_owned(), reask);
+                Reply::Invalid(report)
+            }
+            other => other,
+        }
+    }
+
+    /// Asks the question `digest` under `key` as `request` says it; a count
+    /// of invalid answers it has is kept.
     fn ask<T>(&mut self, key: &str, request: InputRequest, digest: JsonDigest) -> Reply<T> {
+        let reply = self.send(key, request, digest);
+        if let (Reply::Pending, Some(invalid)) = (&reply, self.strikes(key, &digest)) {
+            let reask = Reask::new(digest, invalid);
+            self.next.reasks.insert(key.to_owned(), reask);
+        }
+        reply
+    }
+
+    /// Puts `request` into this round's `inputRequests` under `key`, and
+    /// `sent`, its digest, into the next state, if the client can be asked.
+    fn send<T>(&mut self, key: &str, request: InputRequest, sent: JsonDigest) -> Reply<T> {
         if !request.allowed_by(self.capabilities()) {
-            self.missing = self.missing.clone().union(&request.required_capabilities());
+            self.next.missing = self
+                .next
+                .missing
+                .clone()
+                .union(&request.required_capabilities());
             return Reply::Unsupported;
         }
-        self.asks.insert(key.to_owned(), request);
-        self.questions.insert(key.to_owned(), digest);
+        self.next.asks.insert(key.to_owned(), request);
+        self.next.questions.insert(key.to_owned(), sent);
         Reply::Pending
     }
 
-    fn input_required(self) -> Result<InputRequiredResult, RpcError> {
+    fn input_required<T>(self) -> Result<Response<T>, RpcError> {
+        let own = budget::own_len(
+            &self.next.questions,
+            &self.next.reasks,
+            &self.ran,
+            &self.app,
+        );
+        let max = self.flow.budget().own;
+        if own > max {
+            return Err(Misuse::StateTooLarge { len: own, max }.into_error());
+        }
         let mut contents = Contents::new(self.app);
-        for (key, digest) in self.questions {
+        for (key, digest) in self.next.questions {
             contents = contents.question_digest(key, digest);
         }
         for (key, proven) in self.proven {
             contents = contents.answer(key, proven);
+        }
+        for (key, reask) in self.next.reasks {
+            contents = contents.reask(key, reask);
+        }
+        for name in self.ran {
+            contents = contents.ran(name);
         }
         let arguments = self
             .arguments
@@ -425,13 +660,18 @@ impl<'f> Round<'f> {
         let token = match &self.claims {
             None => codec.start_at(&binding, &contents, now),
             Some(claims) => codec.next_at(&binding, claims, &contents, now),
+        };
+        match token {
+            Ok(token) => Ok(Response::InputRequired(InputRequiredResult::new(
+                self.next.asks,
+                token,
+            ))),
+            Err(MintError::TooManyRounds { max_rounds }) => {
+                Ok(Response::Failed(Failure::TooManyRounds { max_rounds }))
+            }
+            Err(MintError::FlowExpired) => Ok(Response::Failed(Failure::DeadlinePassed)),
+            Err(_) => Err(RpcError::internal_error()),
         }
-        .map_err(|error| match error {
-            MintError::TooManyRounds { .. } => RpcError::from(StateError::TooManyRounds),
-            MintError::FlowExpired => RpcError::from(StateError::FlowExpired),
-            _ => RpcError::internal_error(),
-        })?;
-        Ok(InputRequiredResult::new(self.asks, token))
     }
 }
 
@@ -477,9 +717,12 @@ impl fmt::Debug for Round<'_> {
             .field("target", &self.target())
             .field("number", &self.number())
             .field("asked", &self.asked)
+            .field("reasked", &self.reasked)
             .field("proven", &self.proven)
-            .field("asking", &self.questions)
-            .field("missing", &self.missing)
+            .field("ran", &self.ran)
+            .field("asking", &self.next.questions)
+            .field("reasking", &self.next.reasks)
+            .field("missing", &self.next.missing)
             .finish_non_exhaustive()
     }
 }

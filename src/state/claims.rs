@@ -1,9 +1,11 @@
 //! What a token carries inside: times, the flow's position, the questions
-//! still open, the answers already proven, and the application's own data.
+//! still open, the answers already proven, the runtime's bookkeeping (re-asks
+//! and effects that ran), and the application's own data.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::marker::PhantomData;
+use std::num::NonZeroU32;
 
 use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -166,11 +168,58 @@ impl fmt::Debug for Proven {
     }
 }
 
-/// What the server puts into a new token: the questions it is asking now,
-/// the answers it has proven so far, and its own data.
+/// A question asked again because its answers failed validation: the digest
+/// of the question as it was first asked (a re-ask's own message, and so its
+/// digest, differs) and how many invalid answers in a row it has had.
 ///
-/// `Debug` shows the question keys and digests and the answer keys, never an
-/// answer or the application data.
+/// `Debug` shows both; neither holds an answer.
+///
+/// ```
+/// use std::num::NonZeroU32;
+///
+/// use mrtr_guard::{JsonDigest, Reask};
+/// use serde_json::json;
+///
+/// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
+/// let reask = Reask::new(JsonDigest::of(&ask), NonZeroU32::MIN);
+/// assert_eq!(reask.invalid().get(), 1);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reask {
+    /// The digest of the `inputRequests` entry first asked under the key.
+    #[serde(rename = "q")]
+    question: JsonDigest,
+    /// Invalid answers in a row, at least 1.
+    #[serde(rename = "n")]
+    invalid: NonZeroU32,
+}
+
+impl Reask {
+    /// The question whose first `inputRequests` entry has the digest
+    /// `question`, after `invalid` invalid answers in a row.
+    pub fn new(question: JsonDigest, invalid: NonZeroU32) -> Self {
+        Self { question, invalid }
+    }
+
+    /// The digest of the question as first asked.
+    pub fn question(&self) -> &JsonDigest {
+        &self.question
+    }
+
+    /// How many invalid answers in a row the question has had.
+    pub fn invalid(&self) -> NonZeroU32 {
+        self.invalid
+    }
+}
+
+/// What the server puts into a new token: the questions it is asking now,
+/// the answers it has proven so far, the questions among them that are
+/// re-asks after invalid answers, the names of the effects that already ran
+/// in this flow, and its own data.
+///
+/// `Debug` shows the question keys and digests, the answer keys, the re-asks
+/// and the effect names, never an answer or the application data.
 ///
 /// ```
 /// use mrtr_guard::{Contents, JsonDigest, Proven};
@@ -191,7 +240,20 @@ pub struct Contents<A> {
     asked: BTreeMap<String, JsonDigest>,
     /// Answer key -> the question it answers and the accepted response.
     proven: BTreeMap<String, Proven>,
+    /// Question key -> the question first asked and its invalid answers.
+    reasks: BTreeMap<String, Reask>,
+    /// Names of the effects that ran in this flow.
+    once: BTreeSet<String>,
     app: A,
+}
+
+/// [`Contents`] moved out, member by member.
+pub(crate) struct Parts<A> {
+    pub(crate) asked: BTreeMap<String, JsonDigest>,
+    pub(crate) proven: BTreeMap<String, Proven>,
+    pub(crate) reasks: BTreeMap<String, Reask>,
+    pub(crate) once: BTreeSet<String>,
+    pub(crate) app: A,
 }
 
 impl<A> Contents<A> {
@@ -200,6 +262,8 @@ impl<A> Contents<A> {
         Self {
             asked: BTreeMap::new(),
             proven: BTreeMap::new(),
+            reasks: BTreeMap::new(),
+            once: BTreeSet::new(),
             app,
         }
     }
@@ -225,6 +289,22 @@ impl<A> Contents<A> {
         self
     }
 
+    /// Records that the question asked under `key` is a re-ask after invalid
+    /// answers. A token opens only if `key` is also one of its
+    /// [`questions`](Self::questions).
+    #[must_use]
+    pub fn reask(mut self, key: impl Into<String>, reask: Reask) -> Self {
+        self.reasks.insert(key.into(), reask);
+        self
+    }
+
+    /// Records that the effect `name` ran in this flow.
+    #[must_use]
+    pub fn ran(mut self, name: impl Into<String>) -> Self {
+        self.once.insert(name.into());
+        self
+    }
+
     /// The questions, by `inputRequests` key.
     pub fn questions(&self) -> &BTreeMap<String, JsonDigest> {
         &self.asked
@@ -235,14 +315,30 @@ impl<A> Contents<A> {
         &self.proven
     }
 
+    /// The re-asks among the questions, by key.
+    pub fn reasks(&self) -> &BTreeMap<String, Reask> {
+        &self.reasks
+    }
+
+    /// The names of the effects that ran in this flow.
+    pub fn ran_effects(&self) -> &BTreeSet<String> {
+        &self.once
+    }
+
     /// The application's data.
     pub fn app(&self) -> &A {
         &self.app
     }
 
-    /// Questions, answers and application data, moved out.
-    pub(crate) fn into_parts(self) -> (BTreeMap<String, JsonDigest>, BTreeMap<String, Proven>, A) {
-        (self.asked, self.proven, self.app)
+    /// Every member, moved out.
+    pub(crate) fn into_parts(self) -> Parts<A> {
+        Parts {
+            asked: self.asked,
+            proven: self.proven,
+            reasks: self.reasks,
+            once: self.once,
+            app: self.app,
+        }
     }
 }
 
@@ -251,6 +347,8 @@ impl<A> fmt::Debug for Contents<A> {
         f.debug_struct("Contents")
             .field("questions", &self.asked)
             .field("answers", &self.proven)
+            .field("reasks", &self.reasks)
+            .field("ran", &self.once)
             .finish_non_exhaustive()
     }
 }
@@ -314,6 +412,16 @@ impl<A> Claims<A> {
         self.contents.answers()
     }
 
+    /// The questions the minting round asked again after invalid answers.
+    pub fn reasks(&self) -> &BTreeMap<String, Reask> {
+        self.contents.reasks()
+    }
+
+    /// The effects that ran in this flow.
+    pub fn ran_effects(&self) -> &BTreeSet<String> {
+        self.contents.ran_effects()
+    }
+
     /// The application's data.
     pub fn app(&self) -> &A {
         &self.contents.app
@@ -349,8 +457,25 @@ impl<A> fmt::Debug for Claims<A> {
     }
 }
 
+/// The longest the claims are with `q` and `ans` empty, `inv` and `once`
+/// absent, and `app`'s value left out: every time at its widest
+/// (`-377705116800`, 13 characters), `rnd` at 2^32 - 1 (10), the flow id's
+/// 22 characters (`docs/FORMAT.md` §5).
+pub(crate) const SKELETON_LEN: usize = 131;
+
+/// What one carried answer adds to `ans` besides its key and its response
+/// (both as JSON): `:{"q":"`, the digest's 43 characters, `","r":`, `}` and
+/// a comma.
+pub(crate) const ANSWER_FRAME_LEN: usize = 58;
+
+/// What the member `inv` adds when present, besides its object: `,"inv":`.
+pub(crate) const INV_MEMBER_LEN: usize = 7;
+
+/// What the member `once` adds when present, besides its array: `,"once":`.
+pub(crate) const ONCE_MEMBER_LEN: usize = 8;
+
 /// The claims as they are serialized: JSON with short, fixed names, in this
-/// order (`docs/FORMAT.md` §5).
+/// order, `inv` and `once` only when not empty (`docs/FORMAT.md` §5).
 #[derive(Serialize)]
 struct WireOut<'a, A> {
     iat: i64,
@@ -360,11 +485,16 @@ struct WireOut<'a, A> {
     fid: FlowId,
     q: &'a BTreeMap<String, JsonDigest>,
     ans: &'a BTreeMap<String, Proven>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    inv: &'a BTreeMap<String, Reask>,
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    once: &'a BTreeSet<String>,
     app: &'a A,
 }
 
-/// The claims as they are parsed: every member required, none unknown, none
-/// twice, and no key twice in `q` or `ans`.
+/// The claims as they are parsed: every member required but `inv` and
+/// `once`, which are absent rather than empty; none unknown, none twice; no
+/// key twice in `q`, `ans` or `inv`, no name twice in `once`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WireIn<A> {
@@ -377,6 +507,10 @@ struct WireIn<A> {
     q: BTreeMap<String, JsonDigest>,
     #[serde(deserialize_with = "unique_keys")]
     ans: BTreeMap<String, Proven>,
+    #[serde(default, deserialize_with = "present_unique_keys")]
+    inv: BTreeMap<String, Reask>,
+    #[serde(default, deserialize_with = "present_names")]
+    once: BTreeSet<String>,
     app: A,
 }
 
@@ -410,6 +544,48 @@ where
     deserializer.deserialize_map(UniqueKeys(PhantomData))
 }
 
+/// An optional member's object: as [`unique_keys`], and not empty (an empty
+/// one is written by leaving the member out).
+fn present_unique_keys<'de, D, T>(deserializer: D) -> Result<BTreeMap<String, T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    let map = unique_keys(deserializer)?;
+    if map.is_empty() {
+        return Err(de::Error::custom("an empty optional member"));
+    }
+    Ok(map)
+}
+
+/// `once`: a non-empty array of distinct strings.
+fn present_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeSet<String>, D::Error> {
+    struct Names;
+
+    impl<'de> Visitor<'de> for Names {
+        type Value = BTreeSet<String>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a non-empty array of distinct strings")
+        }
+
+        fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+            let mut out = BTreeSet::new();
+            while let Some(name) = seq.next_element::<String>()? {
+                if !out.insert(name) {
+                    return Err(de::Error::custom("a name given twice"));
+                }
+            }
+            if out.is_empty() {
+                return Err(de::Error::custom("an empty optional member"));
+            }
+            Ok(out)
+        }
+    }
+
+    deserializer.deserialize_seq(Names)
+}
+
 /// Serializes claims to the JSON the token carries.
 #[cfg(test)]
 pub(crate) fn encode<A: Serialize>(
@@ -435,6 +611,8 @@ pub(crate) fn encode_into<A: Serialize>(
         fid: meta.flow_id,
         q: &contents.asked,
         ans: &contents.proven,
+        inv: &contents.reasks,
+        once: &contents.once,
         app: &contents.app,
     };
     serde_json::to_writer(out, &wire)
@@ -444,6 +622,10 @@ pub(crate) fn encode_into<A: Serialize>(
 /// server whose application type changed while tokens were in flight sees it.
 pub(crate) fn decode<A: DeserializeOwned>(bytes: &[u8]) -> Option<Claims<A>> {
     let wire: WireIn<A> = serde_json::from_slice(bytes).ok()?;
+    // A re-ask is one of the questions asked.
+    if !wire.inv.keys().all(|key| wire.q.contains_key(key)) {
+        return None;
+    }
     Some(Claims {
         meta: Meta {
             issued_at: OffsetDateTime::from_unix_timestamp(wire.iat).ok()?,
@@ -455,6 +637,8 @@ pub(crate) fn decode<A: DeserializeOwned>(bytes: &[u8]) -> Option<Claims<A>> {
         contents: Contents {
             asked: wire.q,
             proven: wire.ans,
+            reasks: wire.inv,
+            once: wire.once,
             app: wire.app,
         },
     })
@@ -497,6 +681,43 @@ mod tests {
     fn encode_sample() -> Vec<u8> {
         let claims = sample();
         encode(&claims.meta, &claims.contents).unwrap()
+    }
+
+    /// The lengths the runtime's budget is computed from, measured.
+    #[test]
+    fn skeleton_answer_and_member_lengths() {
+        let earliest = OffsetDateTime::from_unix_timestamp(-377_705_116_800).unwrap();
+        let meta = Meta {
+            issued_at: earliest,
+            expires_at: earliest,
+            deadline: earliest,
+            round: u32::MAX,
+            flow_id: FlowId::from_bytes([0xff; 16]),
+        };
+        let len = |contents: &Contents<()>| encode(&meta, contents).unwrap().len();
+        let bare = len(&Contents::new(()));
+        assert_eq!(bare, SKELETON_LEN + "null".len());
+        let response = json!({"action": "decline"}).as_object().cloned().unwrap();
+        let proven = Proven::new(JsonDigest::from_bytes([9; 32]), response);
+        let one = len(&Contents::new(()).answer("k", proven.clone()));
+        let two = len(&Contents::new(())
+            .answer("k", proven.clone())
+            .answer("l", proven));
+        let frame = r#""k""#.len() + r#"{"action":"decline"}"#.len() + ANSWER_FRAME_LEN;
+        assert_eq!(one - bare, frame - 1, "the first answer has no comma");
+        assert_eq!(two - one, frame);
+        let reask = Reask::new(JsonDigest::from_bytes([9; 32]), NonZeroU32::MIN);
+        let with_inv = Contents::new(()).question_digest("k", JsonDigest::from_bytes([9; 32]));
+        let inv = len(&with_inv.clone().reask("k", reask)) - len(&with_inv);
+        assert_eq!(
+            inv,
+            INV_MEMBER_LEN
+                + serde_json::to_string(&BTreeMap::from([("k", reask)]))
+                    .unwrap()
+                    .len()
+        );
+        let once = len(&Contents::new(()).ran("e")) - bare;
+        assert_eq!(once, ONCE_MEMBER_LEN + r#"["e"]"#.len());
     }
 
     #[test]

@@ -113,6 +113,19 @@ impl Mode {
             Self::Signed => MAC_TAG_LEN,
         }
     }
+
+    /// The longest claims a token of this mode holds within `max_token_len`
+    /// characters: unpadded base64 spells `n` bytes in `ceil(4n / 3)`
+    /// characters, so a token has at most `floor(3 * max_token_len / 4)`
+    /// bytes, of which header and tag take [`min_len`](Self::min_len).
+    pub(crate) fn max_claims_len(self, max_token_len: usize) -> usize {
+        let quarters = max_token_len / 4;
+        let rest = max_token_len % 4;
+        let bytes = quarters
+            .saturating_mul(3)
+            .saturating_add(rest.saturating_mul(3) / 4);
+        bytes.saturating_sub(self.min_len())
+    }
 }
 
 /// A token split into its parts. Nothing here has been verified.
@@ -207,6 +220,22 @@ mod tests {
         // A length of 1 mod 4 never decodes.
         assert_eq!(decode_token("AAAAA"), None);
         assert_eq!(decode_token(""), Some(vec![]));
+    }
+
+    /// Claims of the computed length fit the limit exactly; one byte more
+    /// does not.
+    #[test]
+    fn max_claims_len_is_the_longest_that_fits() {
+        for mode in [Mode::Sealed, Mode::Signed] {
+            for limit in (256..=300).chain([8192]) {
+                let claims = mode.max_claims_len(limit);
+                let token = |claims: usize| encode_token(&vec![0; mode.min_len() + claims]).len();
+                assert!(token(claims) <= limit, "{mode:?} {limit}");
+                assert!(token(claims + 1) > limit, "{mode:?} {limit}");
+            }
+        }
+        assert_eq!(Mode::Sealed.max_claims_len(8192), 6099);
+        assert_eq!(Mode::Signed.max_claims_len(8192), 6107);
     }
 
     #[test]

@@ -28,7 +28,8 @@ use time::{Duration, OffsetDateTime};
 use zeroize::Zeroizing;
 
 pub use binding::{Binding, JsonDigest, Method};
-pub use claims::{Claims, Contents, FlowId, Proven};
+pub(crate) use claims::{ANSWER_FRAME_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN};
+pub use claims::{Claims, Contents, FlowId, Proven, Reask};
 pub use error::{ConfigError, MintError, StateError};
 pub use info::TokenInfo;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};

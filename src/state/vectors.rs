@@ -643,6 +643,27 @@ fn claims_value(
     })
 }
 
+/// Round 2 of a sign-up whose account form was answered invalidly twice:
+/// `q` holds the digest of the re-ask sent (the form's message followed by
+/// what to correct), `inv` the digest of the form as first asked and the
+/// count; the welcome email already went out.
+fn reask_claims() -> Value {
+    let form = |message: &str| {
+        json!({"method": "elicitation/create", "params": {"mode": "form", "message": message,
+            "requestedSchema": {"type": "object",
+            "properties": {"email": {"type": "string", "format": "email"}},
+            "required": ["email"]}}})
+    };
+    let first = form("Create your account");
+    let reask = form(
+        "Create your account\n\nPlease correct: Email: the text does not have the field's format.",
+    );
+    let mut claims = claims_value(2, 13, &[("account", reask)], &[], Value::Null);
+    claims["inv"] = json!({"account": {"q": digest_text(&first), "n": 2}});
+    claims["once"] = json!(["welcome-email"]);
+    claims
+}
+
 /// Answers proven by rounds 1 and 2 of a sign-up: two forms accepted, one
 /// declined.
 fn carried_answers() -> [(&'static str, Value, Value); 3] {
@@ -903,6 +924,17 @@ fn positive_drafts() -> Vec<Draft> {
                 now: iat + 599,
             });
         }
+        drafts.push(Draft {
+            name: "reask-and-effects",
+            description: "round 2 asking a form again after two invalid answers (`inv`), one effect run (`once`)",
+            mode,
+            anonymous: false,
+            binding: user("user-7", "tools/call", "signup", None),
+            claims: reask_claims(),
+            mint_key: None,
+            keys: one_key(),
+            now: T0 + 150,
+        });
     }
     drafts
 }
@@ -1416,6 +1448,34 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
         .codec(false)
         .open_at::<Value>(&control, &base.binding.binding(), base.now());
     assert!(opened.is_ok(), "the claims the negatives edit must open");
+    // `inv` and `once` are absent from the good claims: these add them.
+    let tail = r#","app":{}}"#;
+    let inv = |name, description, value: String| {
+        (
+            name,
+            description,
+            tail.to_owned(),
+            format!(r#","inv":{value}{tail}"#),
+        )
+    };
+    let once = |name, description, value: &str| {
+        (
+            name,
+            description,
+            tail.to_owned(),
+            format!(r#","once":{value}{tail}"#),
+        )
+    };
+    let with_both = good.replacen(
+        tail,
+        &format!(r#","inv":{{"ship":{{"q":"{ship}","n":2}}}},"once":["mail"]{tail}"#),
+        1,
+    );
+    let control = seal_raw(base, with_both.as_bytes(), 98);
+    let opened = base
+        .codec(false)
+        .open_at::<Value>(&control, &base.binding.binding(), base.now());
+    assert!(opened.is_ok(), "the claims with inv and once open");
     let edits: Vec<(&str, &str, String, String)> = vec![
         (
             "duplicate-member",
@@ -1579,6 +1639,60 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
             r#""ans":{"#.into(),
             format!(r#""ans":{{"email":{{"q":"{email}","r":{{}}}},"#),
         ),
+        inv("inv-empty", "inv present but empty", "{}".into()),
+        inv(
+            "inv-not-object",
+            "inv an array",
+            format!(r#"[{{"q":"{ship}","n":1}}]"#),
+        ),
+        inv(
+            "inv-key-not-asked",
+            "a re-ask under a key that is not in q",
+            format!(r#"{{"email":{{"q":"{email}","n":1}}}}"#),
+        ),
+        inv(
+            "inv-key-twice",
+            "a re-ask key twice",
+            format!(r#"{{"ship":{{"q":"{ship}","n":1}},"ship":{{"q":"{ship}","n":2}}}}"#),
+        ),
+        inv(
+            "inv-count-zero",
+            "a re-ask after 0 invalid answers",
+            format!(r#"{{"ship":{{"q":"{ship}","n":0}}}}"#),
+        ),
+        inv(
+            "inv-count-above-u32",
+            "a re-ask count of 2^32",
+            format!(r#"{{"ship":{{"q":"{ship}","n":4294967296}}}}"#),
+        ),
+        inv(
+            "inv-count-fraction",
+            "a re-ask count written as a fraction",
+            format!(r#"{{"ship":{{"q":"{ship}","n":1.0}}}}"#),
+        ),
+        inv(
+            "inv-missing-count",
+            "a re-ask without n",
+            format!(r#"{{"ship":{{"q":"{ship}"}}}}"#),
+        ),
+        inv(
+            "inv-extra-member",
+            "a re-ask with a third member",
+            format!(r#"{{"ship":{{"q":"{ship}","n":1,"x":1}}}}"#),
+        ),
+        inv(
+            "inv-digest-31-bytes",
+            "a re-ask's question digest of 31 bytes",
+            format!(r#"{{"ship":{{"q":"{}","n":1}}}}"#, id(31)),
+        ),
+        once("once-empty", "once present but empty", "[]"),
+        once(
+            "once-name-twice",
+            "an effect name twice",
+            r#"["mail","mail"]"#,
+        ),
+        once("once-not-strings", "an effect name that is a number", "[1]"),
+        once("once-not-array", "once a string", r#""mail""#),
     ];
     edits
         .into_iter()

@@ -140,6 +140,10 @@ pub mod signup_tools;
 
 pub static FORMS: LazyLock<signup_tools::Forms> = LazyLock::new(|| signup_tools::forms().unwrap());
 
+/// The conformance fixture's forms (`examples/support/conformance_forms.rs`).
+#[path = "../../examples/support/conformance_forms.rs"]
+pub mod conformance_forms;
+
 pub fn object(value: Value) -> Map<String, Value> {
     match value {
         Value::Object(map) => map,

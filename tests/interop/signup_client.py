@@ -186,6 +186,22 @@ async def answer_violating_schema() -> str:
     return "invalid answer re-asked the account form (no result, no error); valid answer moved on"
 
 
+async def answers_that_keep_failing() -> str:
+    """Every answer invalid: each re-ask says why, and the third invalid
+    answer ends the SDK's own loop with a tool error."""
+    asked: list[str] = []
+    answer = lambda _m, _s: types.ElicitResult(action="accept", content={"trackingNumber": ""})
+    async with client("ada", answer, asked) as c:
+        result = await c.call_tool("ShipOrder", {})
+    expect(result.is_error, f"not an error result: {result}")
+    expect("kept failing validation" in text_of(result), f"got {text_of(result)!r}")
+    expect(len(asked) == 3, f"asked {len(asked)} times: {asked}")
+    first, again = asked[0], asked[1]
+    expect(again != first and again.startswith(first), f"re-ask {again!r}")
+    expect("Tracking Number" in again, f"re-ask names no field: {again!r}")
+    return f"{len(asked)} asks, then isError: {text_of(result)!r}"
+
+
 async def main() -> int:
     await check("ShipOrder accepted", ship_accepted)
     await check("ShipOrder declined", ship_declined)
@@ -196,6 +212,7 @@ async def main() -> int:
     await check("tampered requestState refused", tampered_state)
     await check("requestState replayed under another user refused", state_under_another_user)
     await check("answer violating the schema re-asked", answer_violating_schema)
+    await check("answers that keep failing end with a tool error", answers_that_keep_failing)
     failed = [name for name, ok, _ in results if not ok]
     print(f"python client: {len(results) - len(failed)} passed, {len(failed)} failed")
     return 1 if failed else 0

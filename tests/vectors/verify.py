@@ -276,12 +276,20 @@ def build_context(version: int, header: bytes, audience: str, binding: Binding) 
 # --------------------------------------------------------------------------
 
 CLAIM_MEMBERS = ("iat", "exp", "dl", "rnd", "fid", "q", "ans", "app")
+# §5: present only when not empty.
+OPTIONAL_MEMBERS = ("inv", "once")
 
 
 @dataclass
 class Proven:
     q: bytes  # 32-byte digest of the question answered
     r: dict[str, Any]  # the accepted response
+
+
+@dataclass
+class Reask:
+    q: bytes  # 32-byte digest of the question as first asked
+    n: int  # invalid answers in a row, 1 to 2^32 - 1
 
 
 @dataclass
@@ -294,6 +302,8 @@ class Claims:
     q: dict[str, bytes]  # key -> 32-byte digest
     ans: dict[str, Proven]
     app: Any
+    inv: dict[str, Reask] = field(default_factory=dict)
+    once: list[str] = field(default_factory=list)
 
 
 class _Dup(ValueError):
@@ -366,7 +376,7 @@ def parse_claims(data: bytes) -> Claims:
     try:
         obj = _object(strict_json(data), "claims")
         missing = [m for m in CLAIM_MEMBERS if m not in obj]
-        extra = [m for m in obj if m not in CLAIM_MEMBERS]
+        extra = [m for m in obj if m not in CLAIM_MEMBERS + OPTIONAL_MEMBERS]
         if missing or extra:
             raise ValueError(f"missing {missing}, unknown {extra}")
         iat, exp, dl = (_int_in(obj, m, TIME_MIN, TIME_MAX) for m in ("iat", "exp", "dl"))
@@ -379,9 +389,38 @@ def parse_claims(data: bytes) -> Claims:
             if sorted(entry) != ["q", "r"]:
                 raise ValueError(f"ans[{key!r}] has members {sorted(entry)}, not q and r")
             ans[key] = Proven(_id(entry["q"], 32, f"ans[{key!r}].q"), _object(entry["r"], f"ans[{key!r}].r"))
-        return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"])
+        inv = _parse_inv(obj["inv"], q) if "inv" in obj else {}
+        once = _parse_once(obj["once"]) if "once" in obj else []
+        return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"], inv, once)
     except (ValueError, UnicodeError, RecursionError) as e:
         raise Refused("bad_claims", str(e)) from None
+
+
+def _parse_inv(value: Any, q: dict[str, bytes]) -> dict[str, Reask]:
+    """§5.1/§5.2: a non-empty object of {"q": digest, "n": 1..2^32-1}, each
+    key also a key of q."""
+    inv = {}
+    for key, val in _object(value, "inv").items():
+        entry = _object(val, f"inv[{key!r}]")
+        if sorted(entry) != ["n", "q"]:
+            raise ValueError(f"inv[{key!r}] has members {sorted(entry)}, not q and n")
+        if key not in q:
+            raise ValueError(f"inv[{key!r}] is not a question in q")
+        inv[key] = Reask(_id(entry["q"], 32, f"inv[{key!r}].q"), _int_in(entry, "n", 1, U32_MAX))
+    if not inv:
+        raise ValueError("inv is present but empty")
+    return inv
+
+
+def _parse_once(value: Any) -> list[str]:
+    """§5.1/§5.2: a non-empty array of distinct strings."""
+    if not isinstance(value, list) or not value:
+        raise ValueError("once is not a non-empty array")
+    if not all(isinstance(name, str) for name in value):
+        raise ValueError("once holds a non-string")
+    if len(set(value)) != len(value):
+        raise ValueError("once holds a name twice")
+    return sorted(value, key=lambda name: name.encode("utf-8"))
 
 
 def _json_value(value: Any) -> str:
@@ -393,8 +432,9 @@ def _json_value(value: Any) -> str:
 
 
 def serialize_claims(c: Claims) -> bytes:
-    """§5: members in order, no white space, q and ans sorted by key bytewise,
-    each answer {"q":…,"r":…}."""
+    """§5.3: members in order, no white space, q, ans and inv sorted by key
+    bytewise, each answer {"q":…,"r":…}, each re-ask {"q":…,"n":…}, inv and
+    once only when not empty, once sorted bytewise."""
 
     def sorted_obj(d: dict[str, Any], enc) -> str:
         items = sorted(d.items(), key=lambda kv: kv[0].encode("utf-8"))
@@ -406,12 +446,18 @@ def serialize_claims(c: Claims) -> bytes:
     def proven(p: Proven) -> str:
         return f'{{"q":{digest(p.q)},"r":{_json_value(p.r)}}}'
 
+    def reask(r: Reask) -> str:
+        return f'{{"q":{digest(r.q)},"n":{r.n}}}'
+
+    once = sorted(c.once, key=lambda name: name.encode("utf-8"))
     text = (
         f'{{"iat":{c.iat},"exp":{c.exp},"dl":{c.dl},"rnd":{c.rnd},'
         f'"fid":{_json_value(b64url_encode(c.fid))},'
         f'"q":{sorted_obj(c.q, digest)},'
         f'"ans":{sorted_obj(c.ans, proven)},'
-        f'"app":{_json_value(c.app)}}}'
+        + (f'"inv":{sorted_obj(c.inv, reask)},' if c.inv else "")
+        + (f'"once":[{",".join(_json_value(name) for name in once)}],' if once else "")
+        + f'"app":{_json_value(c.app)}}}'
     )
     return text.encode("utf-8")
 
@@ -709,7 +755,8 @@ class Runner:
 
     # -- the examples quoted in FORMAT.md ------------------------------------
 
-    def spec_examples(self, sealed_basic: dict | None, carried: dict | None) -> None:
+    def spec_examples(self, sealed_basic: dict | None, carried: dict | None,
+                      reask: dict | None) -> None:
         def expect(name: str, cond: bool, what: str) -> None:
             self.check(f"spec-example:{name}", [] if cond else [what])
 
@@ -747,6 +794,41 @@ class Runner:
                   '"q":{"ship":"yqGKo7OhMf4t0f05mWPOkQALdU8zD0VYGc8ZK8K6TwI"},"ans":{},"app":{"cart":17}}')
         expect("claims-example", sealed_basic is not None and sealed_basic["claims_json"] == quoted,
                "§5 example is not sealed-basic's claims_json")
+        quoted_inv = ('"q":{"account":"f0f4yURLtMoS8HXzXMXYoQgSCUsIaJowQ_QIxxK5q_g"},"ans":{},'
+                      '"inv":{"account":{"q":"dLAagd12d6LdHdOZkOsXu9fMonRKYyIBHYwSoam9SJ4","n":2}},'
+                      '"once":["welcome-email"],"app":null}')
+        expect("inv-once-example", reask is not None and reask["claims_json"].endswith(quoted_inv),
+               "§5.3 inv/once example is not the end of sealed-reask-and-effects's claims_json")
+        self.sizes(expect)
+
+    def sizes(self, expect) -> None:
+        """§5.4: the lengths a minter plans with, measured on this serializer."""
+        widest = Claims(TIME_MIN, TIME_MIN, TIME_MIN, U32_MAX, bytes(16), {}, {}, None)
+        bare = len(serialize_claims(widest))
+        expect("size-skeleton", bare == 131 + len("null"), f"widest skeleton is {bare - 4} bytes, not 131")
+        with_q = dict(widest.__dict__, q={"k": bytes(32)})
+        grown = len(serialize_claims(Claims(**with_q))) - bare
+        expect("size-question", grown == len('"k"') + 47 - 1, f"one question adds {grown}")
+        decline = Proven(bytes(32), {"action": "decline"})
+        one = len(serialize_claims(Claims(**dict(widest.__dict__, ans={"k": decline})))) - bare
+        two = len(serialize_claims(Claims(**dict(widest.__dict__, ans={"k": decline, "l": decline})))) - bare
+        frame = len('"k"') + len('{"action":"decline"}') + 58
+        expect("size-answer", (one, two - one) == (frame - 1, frame), f"answers add {one}, then {two - one}")
+        inv = dict(with_q, inv={"k": Reask(bytes(32), 1)})
+        grown = len(serialize_claims(Claims(**inv))) - len(serialize_claims(Claims(**with_q)))
+        expect("size-inv", grown == 7 + len('{"k":{"q":"' + "A" * 43 + '","n":1}}'), f"inv adds {grown}")
+        grown = len(serialize_claims(Claims(**dict(widest.__dict__, once=["e"])))) - bare
+        expect("size-once", grown == 8 + len('["e"]'), f"once adds {grown}")
+        # The longest claims within L characters, and the runtime's shares.
+        for mode, frame_len, claims_len, answers, rest in (("sealed", 45, 6099, 4476, 1492),
+                                                          ("signed", 37, 6107, 4482, 1494)):
+            most = 3 * 8192 // 4
+            fits = len(b64url_encode(bytes(most))) <= 8192 < len(b64url_encode(bytes(most + 1)))
+            expect(f"size-{mode}-claims", fits and most - frame_len == claims_len,
+                   f"{mode}: {most - frame_len} bytes of claims fit in 8192 characters")
+            room = claims_len - 131
+            expect(f"size-{mode}-shares", (room * 3 // 4, room - room * 3 // 4) == (answers, rest),
+                   f"{mode}: shares {room * 3 // 4} and {room - room * 3 // 4}")
 
     # -- paths no vector reaches (claims only a key holder can produce) -------
 
@@ -777,6 +859,12 @@ class Runner:
             "ans-untyped": good.replace('"ans":{}', '"ans":{"k":"yes"}'),
             "ans-r-array": good.replace('"ans":{}', '"ans":{"k":{"q":"' + b64url_encode(bytes(32)) + '","r":[]}}'),
             "ans-q-hex": good.replace('"ans":{}', '"ans":{"k":{"q":"' + bytes(32).hex() + '","r":{}}}'),
+            "inv-empty": good.replace('"app":null', '"inv":{},"app":null'),
+            "inv-not-in-q": good.replace('"app":null', '"inv":{"k":{"q":"' + b64url_encode(bytes(32)) + '","n":1}},"app":null'),
+            "inv-n-bool": good.replace('"q":{}', '"q":{"k":"' + b64url_encode(bytes(32)) + '"}')
+                              .replace('"app":null', '"inv":{"k":{"q":"' + b64url_encode(bytes(32)) + '","n":true}},"app":null'),
+            "once-empty": good.replace('"app":null', '"once":[],"app":null'),
+            "once-null": good.replace('"app":null', '"once":null,"app":null'),
             "nan": good.replace('"app":null', '"app":NaN'),
             "lone-surrogate": good.replace('"app":null', '"app":"\\ud800"'),
             "bad-utf8": None,
@@ -816,6 +904,12 @@ class Runner:
             ok = (got is not None and got.rnd == 2 and got.fid == c1.fid and got.dl == c1.dl
                   and got.ans == {"k": yes})
             self.check(f"self:{mode}-mint-round-2", [] if ok else ["minted round 2 does not open as expected"])
+            again = Reask(bytes(32), 2)
+            claims3 = Claims(1200, 1800, c1.dl, 3, c1.fid, {"k": bytes(32)}, {}, None, {"k": again}, ["mail", "a"])
+            t3 = codec.seal_bytes(serialize_claims(claims3), b, nonce)
+            got = _try(lambda: codec.open(t3, b, 1200))
+            ok = got is not None and got.inv == {"k": again} and got.once == ["a", "mail"]
+            self.check(f"self:{mode}-inv-once", [] if ok else ["inv and once do not round-trip"])
             late = _try(lambda: codec.mint(c1.dl, b, {}, {}, None, previous=c1, nonce=nonce))
             self.check(f"self:{mode}-mint-after-deadline", [] if late is None else ["minted after dl"])
         # base64 edge cases of §1
@@ -844,7 +938,7 @@ def _reason(fn) -> str | None:
 def main() -> int:
     run = Runner()
     files = {n: load_json(HERE / f"{n}.json") for n in ("sealed", "signed", "negative", "arguments")}
-    sealed_basic = carried = None
+    sealed_basic = carried = reask = None
     counts = {"positive": 0, "negative": 0}
     for n in ("sealed", "signed"):
         for v in files[n]["vectors"]:
@@ -855,6 +949,8 @@ def main() -> int:
                 sealed_basic = v
             if v["name"] == "sealed-carried-answers-unicode":
                 carried = v
+            if v["name"] == "sealed-reask-and-effects":
+                reask = v
             run.positive(v)
             counts["positive"] += 1
     for v in files["negative"]["vectors"]:
@@ -865,7 +961,7 @@ def main() -> int:
         counts["negative"] += 1
     before = run.passed + run.failed
     run.arguments_cases(files["arguments"]["cases"])
-    run.spec_examples(sealed_basic, carried)
+    run.spec_examples(sealed_basic, carried, reask)
     run.self_checks()
     if run.notes:
         print("note: round-1 vectors whose dl is not iat + flow_ttl, as §9 would mint it: "

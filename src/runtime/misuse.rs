@@ -1,0 +1,99 @@
+//! Mistakes in a handler's use of the runtime: programming errors, made loud.
+//!
+//! The client gets the plain internal error (`-32603`); the mistake stays on
+//! the error for the server ([`RpcError::misuse`]), and with feature
+//! `tracing` an `ERROR` event under the target `mrtr_guard::runtime` names it
+//! (`misuse` is [`Misuse::code`], the message its `Display`). Neither holds
+//! an answer, application data or the principal.
+
+use std::fmt;
+
+use crate::RpcError;
+
+/// A mistake in a handler's use of the runtime, found while ending a round.
+///
+/// ```
+/// use mrtr_guard::Misuse;
+///
+/// assert_eq!(Misuse::NothingAsked.code(), "nothing_asked");
+/// assert_eq!(
+///     Misuse::NothingAsked.to_string(),
+///     "the handler stopped to ask (Stop::Ask) but nothing was asked in this round"
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Misuse {
+    /// The handler returned [`Stop::Ask`](crate::Stop::Ask) without asking
+    /// anything: the client would retry, with nothing to answer, until the
+    /// round cap.
+    NothingAsked,
+    /// Two different questions under one key in one round: the second would
+    /// have replaced the first, or an answer would have been read for the
+    /// wrong question.
+    KeyReused {
+        /// The key.
+        key: String,
+    },
+    /// The state's own part (questions asked, re-asks, effect names,
+    /// application data) is longer than its share of the claims, so the
+    /// state could not carry the answers the flow may accept.
+    StateTooLarge {
+        /// Its length, in bytes of claims.
+        len: usize,
+        /// Its share.
+        max: usize,
+    },
+}
+
+impl Misuse {
+    /// A short, stable, snake-case name for logs and metrics.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::NothingAsked => "nothing_asked",
+            Self::KeyReused { .. } => "key_reused",
+            Self::StateTooLarge { .. } => "state_too_large",
+        }
+    }
+
+    /// The error for the client (`-32603`, keeping `self`), after the event
+    /// that names the mistake.
+    pub(crate) fn into_error(self) -> RpcError {
+        self.log();
+        RpcError::from(self)
+    }
+
+    #[cfg(feature = "tracing")]
+    fn log(&self) {
+        tracing::error!(
+            name: "handler_misuse", target: "mrtr_guard::runtime",
+            misuse = self.code(),
+            "{self}"
+        );
+    }
+
+    #[cfg(not(feature = "tracing"))]
+    fn log(&self) {}
+}
+
+impl fmt::Display for Misuse {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NothingAsked => f.write_str(
+                "the handler stopped to ask (Stop::Ask) but nothing was asked in this round",
+            ),
+            Self::KeyReused { key } => write!(
+                f,
+                "two different questions were asked under the key {key:?} in one round"
+            ),
+            Self::StateTooLarge { len, max } => write!(
+                f,
+                "the state's questions, effect names and application data take {len} bytes \
+                 of claims, more than their share of {max}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Misuse {}
