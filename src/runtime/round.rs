@@ -304,9 +304,7 @@ impl<'f> Round<'f> {
     }
 
     fn form_with(&mut self, key: &str, form: &Form, unsolicited: bool) -> Reply<Answers> {
-        let request = || {
-            InputRequest::Elicitation(ElicitRequest::form(form.message(), form.requested_schema()))
-        };
+        let request = || InputRequest::Elicitation(ElicitRequest::from_form(form));
         let digest = JsonDigest::from_bytes(
             form.request_digest(|| *JsonDigest::of(&request().to_json()).as_bytes()),
         );
