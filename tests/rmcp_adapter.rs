@@ -284,7 +284,7 @@ fn demo() -> axum::Router {
     )
     .build()
     .unwrap();
-    support::router(signup_service::Signup::new(codec))
+    support::router(signup_service::Signup::new(codec).unwrap())
 }
 
 /// POSTs `params` as a `tools/call` of `tool` by `ada` to the demo; the raw
@@ -406,4 +406,44 @@ async fn forms_reach_the_client_in_declaration_order_through_rmcp() {
         second["result"]["inputRequests"]["team"]["params"]["mode"],
         "form"
     );
+}
+
+// ---- the demo's #[tool_router] ----------------------------------------------------------
+
+#[test]
+fn the_demo_serves_the_forms_the_runtime_tests_drive() {
+    // Derived from types in the server, built field by field for the
+    // feature-less runtime tests: the same forms, order included.
+    let derived = signup_service::forms().unwrap();
+    let built = signup_tools::forms().unwrap();
+    assert_eq!(derived.ship, built.ship);
+    assert_eq!(derived.account, built.account);
+    assert_eq!(derived.team, built.team);
+    assert_eq!(derived.confirm, built.confirm);
+}
+
+#[tokio::test]
+async fn the_demo_lists_its_tools_from_the_router() {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let request = Request::post("http://127.0.0.1/mcp")
+        .header("host", "127.0.0.1")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let response = demo().call(request).await.unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let reply: Value = serde_json::from_slice(&bytes).unwrap();
+    let tools = reply["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ShipOrder", "signup"]);
+    assert_eq!(
+        tools[0]["description"],
+        "Ship an order: asks for the tracking number."
+    );
+    assert_eq!(tools[1]["inputSchema"]["type"], "object");
 }
