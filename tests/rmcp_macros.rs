@@ -383,3 +383,69 @@ async fn the_rmcp_only_version_works_and_lets_through_what_mrtr_guard_refuses() 
     .await;
     assert_eq!(text(&moved), "Shipped as 1Z.");
 }
+
+// ---- the README's snippets --------------------------------------------------------------
+
+/// The lines the README counts: non-blank, not a `//` comment, trimmed.
+fn counted(text: &str) -> Vec<&str> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with("// "))
+        .collect()
+}
+
+/// The text of this file between `// README: {name} (begin)` and `(end)`.
+fn region<'a>(source: &'a str, name: &str) -> &'a str {
+    let begin = format!("// README: {name} (begin)");
+    let end = format!("// README: {name} (end)");
+    let start = source.find(&begin).unwrap() + begin.len();
+    let stop = start + source[start..].find(&end).unwrap();
+    &source[start..stop]
+}
+
+/// The count the README states after `marker`, and the code block that
+/// follows it.
+fn readme_block<'a>(readme: &'a str, marker: &str) -> (usize, &'a str) {
+    let at = readme
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker:?}"));
+    let rest = &readme[at + marker.len()..];
+    let stated = rest
+        .trim_start_matches(", ")
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let start = rest.find("```rust,ignore\n").unwrap() + "```rust,ignore\n".len();
+    let stop = start + rest[start..].find("\n```\n").unwrap();
+    (stated, &rest[start..stop])
+}
+
+#[test]
+fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
+    let readme = include_str!("../README.md");
+    let source = include_str!("rmcp_macros.rs");
+    let snippets: [(&str, &[&str]); 2] = [
+        ("snippet: mrtr-guard", &["form", "field", "init", "tool"]),
+        ("snippet: rmcp request-state", &["rmcp form", "rmcp tool"]),
+    ];
+    let mut counts = Vec::new();
+    for (marker, regions) in snippets {
+        let (stated, block) = readme_block(readme, marker);
+        let shown = counted(block);
+        let run: Vec<&str> = regions
+            .iter()
+            .flat_map(|name| counted(region(source, name)))
+            .collect();
+        assert_eq!(shown, run, "{marker}");
+        assert_eq!(shown.len(), stated, "{marker}: the README's count");
+        assert!(readme.contains(&format!("**{stated} lines**")), "{marker}");
+        counts.push(stated);
+    }
+    assert!(
+        counts[0] <= 15,
+        "the mrtr-guard ShipOrder is {} lines",
+        counts[0]
+    );
+}
