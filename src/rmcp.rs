@@ -11,8 +11,13 @@
 //!   `async`: under a replay guard, the state is opened on tokio's blocking
 //!   pool, so a slow guard store (Redis) holds up only the calls that carry a
 //!   state, never a runtime worker;
+//! - for `#[tool]` functions of a `#[tool_router]`: [`ToolCall`], an `rmcp`
+//!   extractor, opened into a [`Round`] by [`RmcpFlow::round`], and
+//!   [`Args`], for `Parameters<Args<T>>`: `T` and the raw arguments, which
+//!   [`RmcpFlow::round_with`] binds the state to;
 //! - [`tool_response`] (and twins) turns the handler's result into `rmcp`'s
-//!   complete or input-required response;
+//!   complete or input-required response, a form's fields in their declared
+//!   order ([`input_required`] says how that survives `rmcp`);
 //! - [`error_data`] maps an [`RpcError`] onto [`ErrorData`], code, message
 //!   and data unchanged;
 //! - [`custom_request_error`] fixes an `rmcp` gap: a `tools/call` whose

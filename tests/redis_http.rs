@@ -26,6 +26,7 @@
 #[allow(dead_code, reason = "the test uses the handler, not main's helpers")]
 #[path = "../examples/support/signup_service.rs"]
 mod signup_service;
+#[allow(dead_code, reason = "the server builds its forms from types")]
 #[path = "../examples/support/signup_tools.rs"]
 mod signup_tools;
 #[allow(dead_code, reason = "the test serves the router on its own listeners")]

@@ -13,6 +13,7 @@
     clippy::expect_used,
     clippy::indexing_slicing,
     clippy::panic,
+    clippy::arithmetic_side_effects,
     reason = "test code: a panic is a failing test"
 )]
 

@@ -18,7 +18,7 @@ pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};
-#[cfg(any(feature = "rmcp", feature = "tower"))]
+#[cfg(feature = "rmcp")]
 pub(crate) use request::PROPERTY_ORDER_META;
 #[cfg(feature = "tower")]
 pub(crate) use request::apply_property_order;
