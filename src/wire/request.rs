@@ -304,6 +304,10 @@ const SCHEMA_PATH: [&str; 5] = ["result", "inputRequests", "*", "params", "reque
 /// for any other body (leave it as it is).
 #[cfg(feature = "tower")]
 pub(crate) fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
+    let hint = PROPERTY_ORDER_META.as_bytes();
+    if !body.windows(hint.len()).any(|window| window == hint) {
+        return None;
+    }
     let mut reply: Value = serde_json::from_slice(body).ok()?;
     let result = reply.get_mut("result")?.as_object_mut()?;
     let meta = result.get_mut("_meta")?.as_object_mut()?;
@@ -622,6 +626,57 @@ mod tests {
             InputRequest::Roots(RootsRequest::new()).to_json(),
             json!({"method": "roots/list"})
         );
+    }
+
+    #[cfg(feature = "tower")]
+    #[test]
+    fn the_order_hint_is_applied_and_removed() {
+        let props = json!({"roles": {"type": "array"}, "teamSize": {"type": "integer"}});
+        let reply = |meta: Value| {
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"_meta": meta,
+                "inputRequests": {"team": {"method": "elicitation/create", "params": {
+                    "mode": "form", "message": "m",
+                    "requestedSchema": {"type": "object", "properties": props}}}}}})
+        };
+        let hinted = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}, "k": 1}));
+        let text = apply_property_order(hinted.to_string().as_bytes()).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.find("teamSize") < text.find("roles"), "{text}");
+        assert!(!text.contains(PROPERTY_ORDER_META), "{text}");
+        // Nothing but the order changed.
+        let mut expected = reply(json!({"k": 1}));
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
+        // The hint alone in `_meta`: `_meta` goes too.
+        let alone = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}}));
+        let text = apply_property_order(alone.to_string().as_bytes()).unwrap();
+        expected["result"].as_object_mut().unwrap().remove("_meta");
+        assert_eq!(serde_json::from_slice::<Value>(&text).unwrap(), expected);
+        // No hint: nothing to do.
+        assert_eq!(
+            apply_property_order(reply(json!({})).to_string().as_bytes()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_form_request_serializes_in_declared_order() {
+        let form = crate::Form::builder("Your team")
+            .field(crate::Field::integer("teamSize").required())
+            .field(crate::Field::multi_choice("roles").options(["admin"]))
+            .build()
+            .unwrap();
+        let ask = InputRequest::Elicitation(ElicitRequest::from_form(&form));
+        let mut asks = InputRequests::new();
+        asks.insert("team".into(), ask.clone());
+        let result = crate::InputRequiredResult::new(asks, "s".into());
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(text.find("teamSize") < text.find("roles"), "{text}");
+        // The same request as the sorted `Value` says, and equal to it parsed back.
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            result.to_json()
+        );
+        assert_eq!(parse(ask.to_json()).unwrap(), ask);
     }
 
     #[test]
