@@ -1,5 +1,8 @@
 //! The README's demo: two multi-round tools on an `rmcp` Streamable HTTP
-//! server, written once with the mrtr-guard runtime.
+//! server, written once with the mrtr-guard runtime: `#[tool]` functions of
+//! a `#[tool_router]` (`list_tools` comes from the router), forms from
+//! `#[derive(FormFields)]` types, `rmcp`'s service behind the library's
+//! `ScreenLayer`.
 //!
 //! ```text
 //! cargo run --features examples --example signup_server            # port 8080
@@ -29,13 +32,17 @@
 
 #[path = "support/signup_service.rs"]
 mod signup_service;
+#[allow(
+    dead_code,
+    reason = "forms() builds the same forms for the feature-less tests"
+)]
 #[path = "support/signup_tools.rs"]
 mod signup_tools;
 #[path = "support/mod.rs"]
 mod support;
 
 use mrtr_guard::{CodecBuilder, KeyRing, StateCodec};
-use signup_service::{Signup, check_forms};
+use signup_service::Signup;
 
 /// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any.
 #[cfg(feature = "redis")]
@@ -60,13 +67,11 @@ fn with_replay_guard(codec: CodecBuilder) -> Result<CodecBuilder, Box<dyn std::e
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    if let Err(error) = check_forms() {
-        return Err(format!("a form does not build: {error}").into());
-    }
     let port = support::port(8080)?;
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(support::master_key()?));
     let codec = with_replay_guard(codec)?.build()?;
-    support::serve(port, Signup::new(codec)).await
+    let signup = Signup::new(codec).map_err(|error| format!("a form does not build: {error}"))?;
+    support::serve(port, signup).await
 }

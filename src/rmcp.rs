@@ -11,8 +11,13 @@
 //!   `async`: under a replay guard, the state is opened on tokio's blocking
 //!   pool, so a slow guard store (Redis) holds up only the calls that carry a
 //!   state, never a runtime worker;
+//! - for `#[tool]` functions of a `#[tool_router]`: [`ToolCall`], an `rmcp`
+//!   extractor, opened into a [`Round`] by [`RmcpFlow::round`], and
+//!   [`Args`], for `Parameters<Args<T>>`: `T` and the raw arguments, which
+//!   [`RmcpFlow::round_with`] binds the state to;
 //! - [`tool_response`] (and twins) turns the handler's result into `rmcp`'s
-//!   complete or input-required response;
+//!   complete or input-required response, a form's fields in their declared
+//!   order ([`input_required`] says how that survives `rmcp`);
 //! - [`error_data`] maps an [`RpcError`] onto [`ErrorData`], code, message
 //!   and data unchanged;
 //! - [`custom_request_error`] fixes an `rmcp` gap: a `tools/call` whose
@@ -65,19 +70,25 @@ use std::fmt;
 use std::sync::Arc;
 
 use ::rmcp::ErrorData;
+use ::rmcp::handler::server::common::FromContextPart;
+use ::rmcp::handler::server::tool::{IntoCallToolResult, ToolCallContext};
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, PromptMessage,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role,
+    ErrorCode, GetPromptRequestParams, GetPromptResponse, GetPromptResult, MetaObject,
+    PromptMessage, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Role,
 };
+use ::rmcp::schemars::{JsonSchema, Schema, SchemaGenerator};
 use ::rmcp::service::{RequestContext, RoleServer};
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
 use crate::RpcError;
 use crate::runtime::{Call, Flow, Opened, Response, Round, Stop};
 use crate::state::Method;
 use crate::wire::{
-    CallParams, ClientCapabilities, InputRequiredResult, InputResponses, RequestMeta, retry_fields,
+    CallParams, ClientCapabilities, ElicitRequest, InputRequest, InputRequiredResult,
+    InputResponses, PROPERTY_ORDER_META, RequestMeta, retry_fields,
 };
 
 /// Derives the principal from a request's HTTP parts (headers, and
@@ -139,7 +150,7 @@ impl RmcpFlow {
         params: &CallToolRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        self.round(
+        self.open_round(
             Method::ToolsCall,
             params.name.as_ref(),
             params.arguments.as_ref(),
@@ -160,7 +171,7 @@ impl RmcpFlow {
         params: &GetPromptRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        self.round(
+        self.open_round(
             Method::PromptsGet,
             params.name.as_str(),
             params.arguments.as_ref(),
@@ -181,7 +192,7 @@ impl RmcpFlow {
         params: &ReadResourceRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        self.round(
+        self.open_round(
             Method::ResourcesRead,
             params.uri.as_str(),
             None,
@@ -192,9 +203,57 @@ impl RmcpFlow {
         .await
     }
 
-    /// The one path the three rounds take: the call's params from rmcp's
+    /// The round of a `#[tool]` function that reads no arguments, from its
+    /// [`ToolCall`] extractor. The state is bound to the arguments the call
+    /// carried when `ToolCall` read them.
+    ///
+    /// A tool with `Parameters` must use [`round_with`](Self::round_with):
+    /// `rmcp`'s `Parameters<T>` takes the arguments out of the call, and a
+    /// `ToolCall` listed after it sees none.
+    ///
+    /// # Errors
+    ///
+    /// As [`tool_round`](Self::tool_round).
+    pub async fn round(&self, call: ToolCall) -> Result<Round<'_>, ErrorData> {
+        let arguments = call.arguments.clone();
+        self.call_round(call, arguments.as_ref()).await
+    }
+
+    /// The round of a `#[tool]` function that takes
+    /// `Parameters<Args<T>>`: bound to the raw arguments `arguments` was
+    /// parsed from (never to `T` serialized again), whatever the order of
+    /// the function's parameters.
+    ///
+    /// # Errors
+    ///
+    /// As [`tool_round`](Self::tool_round).
+    pub async fn round_with<T>(
+        &self,
+        call: ToolCall,
+        arguments: &Args<T>,
+    ) -> Result<Round<'_>, ErrorData> {
+        self.call_round(call, Some(&arguments.raw)).await
+    }
+
+    async fn call_round(
+        &self,
+        call: ToolCall,
+        arguments: Option<&Map<String, Value>>,
+    ) -> Result<Round<'_>, ErrorData> {
+        self.open_round(
+            Method::ToolsCall,
+            &call.name,
+            arguments,
+            call.input_responses.as_ref(),
+            call.request_state.as_deref(),
+            &call.context,
+        )
+        .await
+    }
+
+    /// The one path every round takes: the call's params from rmcp's
     /// parsed request, then the flow's round.
-    async fn round(
+    async fn open_round(
         &self,
         method: Method,
         target: &str,
@@ -255,6 +314,123 @@ impl RmcpFlow {
     }
 }
 
+/// What a `#[tool]` function's round needs from its `tools/call`: an `rmcp`
+/// extractor (`FromContextPart`). It keeps the tool name, the
+/// `inputResponses`, the `requestState`, the request's context (its `_meta`
+/// and HTTP parts, for the principal) and a copy of the arguments;
+/// [`RmcpFlow::round`] or [`RmcpFlow::round_with`] turns it into a [`Round`].
+///
+/// ```ignore
+/// #[tool(name = "ShipOrder", description = "Ship an order.")]
+/// async fn ship_order(&self, call: ToolCall) -> ToolResponse {
+///     let mut round = self.flow.round(call).await?;
+///     // ...
+/// }
+/// ```
+///
+/// It copies what it reads: `rmcp`'s own extractors (`Parameters`,
+/// `RequestState`, `InputResponses`) still find their parts, in any order.
+pub struct ToolCall {
+    name: String,
+    arguments: Option<Map<String, Value>>,
+    input_responses: Option<::rmcp::model::InputResponses>,
+    request_state: Option<String>,
+    context: RequestContext<RoleServer>,
+}
+
+impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(Self {
+            name: context.name().to_owned(),
+            arguments: context.arguments.clone(),
+            input_responses: context.input_responses.clone(),
+            request_state: context.request_state.clone(),
+            context: context.request_context().clone(),
+        })
+    }
+}
+
+impl fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A `#[tool]` function's arguments: `T`, and the raw JSON object it was
+/// parsed from, which the state is bound to. Take it as
+/// `Parameters<Args<T>>`; its JSON Schema is `T`'s, so `rmcp`'s `#[tool]`
+/// lists the tool's input schema as `T`'s.
+///
+/// ```ignore
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Order { order_id: String }
+///
+/// #[tool(name = "ShipOrder", description = "Ship an order.")]
+/// async fn ship_order(&self, call: ToolCall, Parameters(order): Parameters<Args<Order>>) -> ToolResponse {
+///     let mut round = self.flow.round_with(call, &order).await?;
+///     let id = &order.order_id; // `Args<Order>` derefs to `Order`
+///     // ...
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Args<T> {
+    value: T,
+    raw: Map<String, Value>,
+}
+
+impl<T> Args<T> {
+    /// The parsed arguments.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The arguments as the client sent them (as `rmcp` parsed them).
+    #[must_use]
+    pub fn raw(&self) -> &Map<String, Value> {
+        &self.raw
+    }
+}
+
+impl<T> std::ops::Deref for Args<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for Args<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Map::<String, Value>::deserialize(deserializer)?;
+        let value = T::deserialize(&Value::Object(raw.clone())).map_err(D::Error::custom)?;
+        Ok(Self { value, raw })
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Args<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+}
+
+/// What a `#[tool]` function built on a [`Round`] returns:
+/// [`tool_response`]'s result.
+pub type ToolResponse = Result<CallToolResponse, ErrorData>;
+
 impl fmt::Debug for RmcpFlow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RmcpFlow")
@@ -263,7 +439,8 @@ impl fmt::Debug for RmcpFlow {
     }
 }
 
-/// Ends a tool round: the handler's result, or the input-required result
+/// Ends a tool round: the handler's result (a `CallToolResult`, a `String`,
+/// anything `rmcp` turns into a tool result), or the input-required result
 /// with this round's asks. A declined or cancelled [`Round::require`] ends
 /// with a plain, non-error text result saying so; a failed flow
 /// ([`Response::Failed`]) with a tool error (`isError: true`) saying why.
@@ -271,12 +448,12 @@ impl fmt::Debug for RmcpFlow {
 /// # Errors
 ///
 /// As [`Round::complete`], as [`ErrorData`].
-pub fn tool_response(
+pub fn tool_response<T: IntoCallToolResult>(
     round: Round<'_>,
-    result: Result<CallToolResult, Stop>,
-) -> Result<CallToolResponse, ErrorData> {
+    result: Result<T, Stop>,
+) -> ToolResponse {
     Ok(match round.complete(result).map_err(error_data)? {
-        Response::Complete(result) => CallToolResponse::Complete(result),
+        Response::Complete(result) => return result.into_call_tool_result(),
         Response::InputRequired(asked) => CallToolResponse::InputRequired(input_required(&asked)?),
         Response::Declined { .. } => text_result("The request was declined."),
         Response::Cancelled { .. } => text_result("The request was cancelled."),
@@ -334,7 +511,16 @@ pub fn resource_response(
     })
 }
 
-/// Our [`InputRequiredResult`] as `rmcp`'s.
+/// Our [`InputRequiredResult`] as `rmcp`'s, a form's fields in the order
+/// they were declared.
+///
+/// The conversion goes through JSON text, never a `serde_json::Value`: a
+/// `Value` sorts object keys (this crate leaves serde_json's
+/// `preserve_order` off, since that feature would change every map in the
+/// program, and the canonical JSON the state binding digests). `rmcp`'s
+/// `ElicitationSchema` keeps its properties in a `BTreeMap`, but records the
+/// order its JSON text listed them in (`property_order`) and writes them
+/// back in that order.
 ///
 /// `rmcp` 3.11's type serializes a URL-mode ask with `"elicitationId": ""`,
 /// a field MCP 2026-07-28 removed (its schema still admits extra members);
@@ -347,7 +533,38 @@ pub fn resource_response(
 pub fn input_required(
     result: &InputRequiredResult,
 ) -> Result<::rmcp::model::InputRequiredResult, ErrorData> {
-    serde_json::from_value(result.to_json()).map_err(|_| error_data(RpcError::internal_error()))
+    let converted: ::rmcp::model::InputRequiredResult = serde_json::to_string(result)
+        .and_then(|text| serde_json::from_str(&text))
+        .map_err(|_| error_data(RpcError::internal_error()))?;
+    Ok(match property_orders(result) {
+        Some(orders) => converted.with_meta(MetaObject(orders)),
+        None => converted,
+    })
+}
+
+/// `{PROPERTY_ORDER_META: {askKey: [names]}}` for the forms whose declared
+/// order is not alphabetical, if any: `rmcp` writes the asks through a
+/// `serde_json::Value`, and `mrtr_guard::tower::ScreenLayer` puts the
+/// properties back in this order and removes the hint.
+fn property_orders(result: &InputRequiredResult) -> Option<Map<String, Value>> {
+    let orders: Map<String, Value> = result
+        .input_requests()?
+        .iter()
+        .filter_map(|(key, ask)| match ask {
+            InputRequest::Elicitation(ElicitRequest::Form { property_order, .. })
+                if !property_order.is_sorted() =>
+            {
+                Some((key.clone(), Value::from(property_order.clone())))
+            }
+            _ => None,
+        })
+        .collect();
+    if orders.is_empty() {
+        return None;
+    }
+    let mut meta = Map::new();
+    meta.insert(PROPERTY_ORDER_META.to_owned(), Value::Object(orders));
+    Some(meta)
 }
 
 /// An [`RpcError`] as `rmcp`'s [`ErrorData`]: same code, message and data.

@@ -65,7 +65,7 @@ use serde_json::{Map, Value, json};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::wire::retry_fields;
+use crate::wire::{apply_property_order, retry_fields};
 use crate::{HeaderCheck, Limits, Method, RpcError, screen_body};
 
 /// The body a screened service receives, and the body of its responses:
@@ -146,6 +146,7 @@ where
     S::Future: Send,
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn Error + Send + Sync>>,
+    ResBody: Body<Data = Bytes> + Send + 'static,
 {
     type Response = Response<ScreenedBody<ResBody>>;
     type Error = S::Error;
@@ -169,7 +170,8 @@ where
             match screen(&config, &parts.headers, body).await {
                 Ok(bytes) => {
                     let request = Request::from_parts(parts, Either::Left(Full::new(bytes)));
-                    Ok(inner.call(request).await?.map(Either::Right))
+                    let response = inner.call(request).await?;
+                    Ok(in_declared_order(response).await)
                 }
                 Err((id, error)) => Ok(refusal(&id, &error)),
             }
@@ -240,6 +242,38 @@ where
         }
         Err(_) => Err(RpcError::parse_error("the request body could not be read")),
     }
+}
+
+/// The inner service's answer to a screened POST, forms' fields in the
+/// order they were declared: a JSON response whose result carries the
+/// `rmcp` adapter's order hint is written again in that order, without the
+/// hint (see [`crate::rmcp::input_required`]); any other passes through
+/// (an event stream untouched, JSON with the same bytes).
+async fn in_declared_order<B>(response: Response<B>) -> Response<ScreenedBody<B>>
+where
+    B: Body<Data = Bytes>,
+{
+    let is_json = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| value.starts_with("application/json"));
+    if !is_json {
+        return response.map(Either::Right);
+    }
+    let (mut parts, body) = response.into_parts();
+    let Ok(collected) = body.collect().await else {
+        return refusal(&Value::Null, &RpcError::internal_error());
+    };
+    let bytes = collected.to_bytes();
+    let body = match apply_property_order(&bytes) {
+        Some(text) => {
+            parts.headers.remove(CONTENT_LENGTH);
+            Bytes::from(text)
+        }
+        None => bytes,
+    };
+    Response::from_parts(parts, Either::Left(Full::new(body)))
 }
 
 /// A JSON-RPC error response with the error's HTTP status.

@@ -28,6 +28,7 @@ mod http_client;
 #[allow(dead_code, reason = "the test uses the handler, not main's helpers")]
 #[path = "../examples/support/signup_service.rs"]
 mod signup_service;
+#[allow(dead_code, reason = "the server builds its forms from types")]
 #[path = "../examples/support/signup_tools.rs"]
 mod signup_tools;
 #[allow(dead_code, reason = "the test serves the router on its own listeners")]
@@ -61,7 +62,7 @@ fn codec(guard: RedisReplayGuard) -> StateCodec {
 async fn start_instance(codec: StateCodec) -> SocketAddr {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = support::router(Signup::new(codec));
+    let app = support::router(Signup::new(codec).unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
     addr
 }

@@ -11,6 +11,20 @@
     reason = "test code: a panic is a failing test"
 )]
 
+#[allow(
+    dead_code,
+    reason = "the tests use the demo's handler, not main's helpers"
+)]
+#[path = "../examples/support/signup_service.rs"]
+mod signup_service;
+#[path = "../examples/support/signup_tools.rs"]
+mod signup_tools;
+#[allow(dead_code, reason = "the tests call the router in process")]
+#[path = "../examples/support/mod.rs"]
+mod support;
+
+use std::collections::HashMap;
+use std::fmt;
 use std::sync::{Arc, LazyLock};
 
 use bytes::Bytes;
@@ -30,6 +44,8 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, ServerHandler};
+use serde::Deserialize;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Value, json};
 use tower_layer::Layer;
 use tower_service::Service;
@@ -256,4 +272,178 @@ async fn missing_capability_names_what_the_ask_needs() {
             "{tool}"
         );
     }
+}
+
+// ---- declaration order on the wire ------------------------------------------------------
+
+/// The demo server (`examples/signup_server.rs`'s router and handler).
+fn demo() -> axum::Router {
+    let codec = StateCodec::builder(
+        "http://127.0.0.1/mcp",
+        KeyRing::new(MasterKey::from_bytes(&[6; 32]).unwrap()),
+    )
+    .build()
+    .unwrap();
+    support::router(signup_service::Signup::new(codec).unwrap())
+}
+
+/// POSTs `params` as a `tools/call` of `tool` by `ada` to the demo; the raw
+/// body of the reply.
+async fn demo_call(tool: &str, params: Value) -> Bytes {
+    let mut params = params;
+    params["name"] = json!(tool);
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": form_caps()});
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params});
+    let request = Request::post("http://127.0.0.1/mcp")
+        .header("host", "127.0.0.1")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("authorization", "Bearer ada")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let mut app = demo();
+    let response = app.call(request).await.unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    response.into_body().collect().await.unwrap().to_bytes()
+}
+
+/// The property names of each asked form's `requestedSchema`, in the order
+/// the reply's bytes list them (a `Value` would sort them).
+fn property_order(body: &[u8]) -> HashMap<String, Vec<String>> {
+    #[derive(Deserialize)]
+    struct Reply {
+        result: Asked,
+    }
+    #[derive(Deserialize)]
+    struct Asked {
+        #[serde(rename = "inputRequests")]
+        input_requests: HashMap<String, Ask>,
+    }
+    #[derive(Deserialize)]
+    struct Ask {
+        params: Params,
+    }
+    #[derive(Deserialize)]
+    struct Params {
+        #[serde(rename = "requestedSchema")]
+        requested_schema: Schema,
+    }
+    #[derive(Deserialize)]
+    struct Schema {
+        properties: Keys,
+    }
+    struct Keys(Vec<String>);
+    impl<'de> Deserialize<'de> for Keys {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct InOrder;
+            impl<'de> Visitor<'de> for InOrder {
+                type Value = Keys;
+                fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some((key, IgnoredAny)) = map.next_entry::<String, IgnoredAny>()? {
+                        keys.push(key);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            deserializer.deserialize_map(InOrder)
+        }
+    }
+    let reply: Reply = serde_json::from_slice(body)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(body)));
+    reply
+        .result
+        .input_requests
+        .into_iter()
+        .map(|(key, ask)| (key, ask.params.requested_schema.properties.0))
+        .collect()
+}
+
+#[tokio::test]
+async fn forms_reach_the_client_in_declaration_order_through_rmcp() {
+    let forms = signup_tools::forms().unwrap();
+    let declared = |form: &Form| -> Vec<String> {
+        form.fields().iter().map(|f| f.name().to_owned()).collect()
+    };
+    let team = declared(&forms.team);
+    let mut sorted = team.clone();
+    sorted.sort();
+    assert_ne!(
+        team, sorted,
+        "the team form must not be declared alphabetically"
+    );
+
+    // Round 1 asks the account form; answering "team" asks the team form.
+    let first = demo_call("signup", json!({"arguments": {}})).await;
+    assert_eq!(property_order(&first)["account"], declared(&forms.account));
+    let first: Value = serde_json::from_slice(&first).unwrap();
+    let account = json!({"account": {"action": "accept",
+        "content": {"email": "ada@example.com", "plan": "team"}}});
+    let second = demo_call(
+        "signup",
+        json!({"arguments": {}, "inputResponses": account,
+               "requestState": first["result"]["requestState"]}),
+    )
+    .await;
+    assert_eq!(
+        property_order(&second)["team"],
+        team,
+        "{}",
+        String::from_utf8_lossy(&second)
+    );
+    // The order hint the adapter leaves for ScreenLayer does not reach the client.
+    let second: Value = serde_json::from_slice(&second).unwrap();
+    assert_eq!(second["result"].get("_meta"), None, "{second}");
+    assert_eq!(
+        second["result"]["inputRequests"]["team"]["params"]["mode"],
+        "form"
+    );
+}
+
+// ---- the demo's #[tool_router] ----------------------------------------------------------
+
+#[test]
+fn the_demo_serves_the_forms_the_runtime_tests_drive() {
+    // Derived from types in the server, built field by field for the
+    // feature-less runtime tests: the same forms, order included.
+    let derived = signup_service::forms().unwrap();
+    let built = signup_tools::forms().unwrap();
+    assert_eq!(derived.ship, built.ship);
+    assert_eq!(derived.account, built.account);
+    assert_eq!(derived.team, built.team);
+    assert_eq!(derived.confirm, built.confirm);
+}
+
+#[tokio::test]
+async fn the_demo_lists_its_tools_from_the_router() {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let request = Request::post("http://127.0.0.1/mcp")
+        .header("host", "127.0.0.1")
+        .header("accept", "application/json, text/event-stream")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/list")
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let response = demo().call(request).await.unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let reply: Value = serde_json::from_slice(&bytes).unwrap();
+    let tools = reply["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["ShipOrder", "signup"]);
+    assert_eq!(
+        tools[0]["description"],
+        "Ship an order: asks for the tracking number."
+    );
+    assert_eq!(tools[1]["inputSchema"]["type"], "object");
 }

@@ -1,31 +1,97 @@
-//! The demo's `rmcp` server handler: `examples/signup_server.rs` serves it,
-//! and `tests/redis_http.rs` runs two of it over one Redis.
+//! The demo's `rmcp` server: `ShipOrder` and `signup` as `#[tool]`
+//! functions of a `#[tool_router]`, their forms from `#[derive(FormFields)]`
+//! types. `examples/signup_server.rs` serves it, and `tests/redis_http.rs`
+//! runs two of it over one Redis.
+//!
+//! The tools' logic is `signup_tools.rs`, free of any transport (the runtime
+//! tests drive it in-process); each `#[tool]` opens the round from its
+//! [`ToolCall`] and hands it over.
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
-use mrtr_guard::rmcp::{RmcpFlow, custom_request_error, error_data, tool_response};
-use mrtr_guard::{Flow, FormError, RpcError, StateCodec};
+use mrtr_guard::rmcp::{
+    RmcpFlow, ToolCall, ToolResponse, custom_request_error, error_data, tool_response,
+};
+use mrtr_guard::{Flow, Form, FormChoice, FormError, FormFields, RpcError, StateCodec};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler};
-use serde_json::{Map, Value, json};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use serde::Deserialize;
 
-use crate::signup_tools::{Forms, forms, run_tool};
+use crate::signup_tools::{Forms, run_tool};
 
-static FORMS: LazyLock<Result<Forms, FormError>> = LazyLock::new(forms);
+// ---- the forms, from types ------------------------------------------------------------
+//
+// The types declare the forms; the tools read the answers by name
+// (`signup_tools.rs` is shared with the runtime tests, which build without
+// the `derive` feature), so their fields are not read here.
 
-/// Checks that the demo's forms build (they are built once, on first use).
-pub(crate) fn check_forms() -> Result<(), FormError> {
-    FORMS.as_ref().map(|_| ()).map_err(Clone::clone)
+/// `ShipOrder`'s form.
+#[allow(dead_code, reason = "declares a form; see above")]
+#[derive(Deserialize, FormFields)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Shipping {
+    #[form(min_length = 1, max_length = 64)]
+    pub(crate) tracking_number: String,
 }
 
-fn text(text: String) -> CallToolResult {
-    CallToolResult::success(vec![ContentBlock::text(text)])
+/// The plans `signup` offers.
+#[derive(Deserialize, FormChoice)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Plan {
+    #[form(title = "Pro")]
+    Pro,
+    #[form(title = "Team")]
+    Team,
 }
+
+/// `signup`'s first form.
+#[allow(dead_code, reason = "declares a form; see above")]
+#[derive(Deserialize, FormFields)]
+pub(crate) struct Account {
+    #[form(format = "email")]
+    pub(crate) email: String,
+    pub(crate) plan: Plan,
+}
+
+/// The roles a team member can hold.
+#[derive(Deserialize, FormChoice)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Role {
+    Admin,
+    Billing,
+    Member,
+}
+
+/// `signup`'s team form (team plan only): declared size first, then roles.
+#[allow(dead_code, reason = "declares a form; see above")]
+#[derive(Deserialize, FormFields)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct Team {
+    #[form(minimum = 2, maximum = 500)]
+    pub(crate) team_size: u16,
+    #[form(min_items = 1, max_items = 3)]
+    pub(crate) roles: Vec<Role>,
+}
+
+/// The demo's forms, from the types above (`signup_tools::forms` builds the
+/// same forms field by field, for the tests that run without features).
+pub(crate) fn forms() -> Result<Forms, FormError> {
+    Ok(Forms {
+        ship: Form::of::<Shipping>("Where should we ship the order? Enter the tracking number.")
+            .build()?,
+        account: Form::of::<Account>("Create your account").build()?,
+        team: Form::of::<Team>("Tell us about your team").build()?,
+        confirm: Form::builder("Create this account?").build()?,
+    })
+}
+
+// ---- the server ---------------------------------------------------------------------------
 
 /// Demo-only authentication: the bearer token is the user name.
 fn bearer(parts: &http::request::Parts) -> Option<String> {
@@ -42,16 +108,46 @@ fn bearer(parts: &http::request::Parts) -> Option<String> {
 #[derive(Clone)]
 pub(crate) struct Signup {
     flow: RmcpFlow,
+    forms: Arc<Forms>,
+    tool_router: ToolRouter<Self>,
 }
 
+#[tool_router]
 impl Signup {
-    pub(crate) fn new(codec: StateCodec) -> Self {
-        Self {
+    /// A handler over `codec`.
+    ///
+    /// # Errors
+    ///
+    /// A form that does not build.
+    pub(crate) fn new(codec: StateCodec) -> Result<Self, FormError> {
+        Ok(Self {
             flow: RmcpFlow::new(Flow::new(codec), bearer),
-        }
+            forms: Arc::new(forms()?),
+            tool_router: Self::tool_router(),
+        })
+    }
+
+    /// Ship an order: asks for the tracking number.
+    #[tool(name = "ShipOrder")]
+    async fn ship_order(&self, call: ToolCall) -> ToolResponse {
+        self.run(call).await
+    }
+
+    /// Create an account over a few short forms.
+    #[tool]
+    async fn signup(&self, call: ToolCall) -> ToolResponse {
+        self.run(call).await
+    }
+
+    /// One round of the tool `call` names.
+    async fn run(&self, call: ToolCall) -> ToolResponse {
+        let mut round = self.flow.round(call).await?;
+        let result = run_tool(&mut round, &self.forms);
+        tool_response(round, result)
     }
 }
 
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for Signup {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
@@ -59,51 +155,25 @@ impl ServerHandler for Signup {
         )
     }
 
-    async fn list_tools(
-        &self,
-        _request: Option<PaginatedRequestParams>,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<ListToolsResult, ErrorData> {
-        let no_arguments: Arc<Map<String, Value>> =
-            Arc::new(match json!({"type": "object", "properties": {}}) {
-                Value::Object(map) => map,
-                _ => Map::new(),
-            });
-        Ok(ListToolsResult::with_all_items(vec![
-            Tool::new(
-                "ShipOrder",
-                "Ship an order: asks for the tracking number.",
-                no_arguments.clone(),
-            ),
-            Tool::new(
-                "signup",
-                "Create an account over a few short forms.",
-                no_arguments,
-            ),
-        ]))
-    }
-
+    /// Authentication in front of the router: no bearer, no tool.
     async fn call_tool(
         &self,
         params: CallToolRequestParams,
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let Ok(forms) = FORMS.as_ref() else {
-            return Err(error_data(RpcError::internal_error()));
-        };
-        let authenticated = cx
+        if cx
             .extensions
             .get::<http::request::Parts>()
             .and_then(bearer)
-            .is_some();
-        if !authenticated {
+            .is_none()
+        {
             return Err(error_data(RpcError::invalid_request(
                 "authentication required: send Authorization: Bearer <user> (demo only)",
             )));
         }
-        let mut round = self.flow.tool_round(&params, &cx).await?;
-        let result = run_tool(&mut round, forms).map(text);
-        tool_response(round, result)
+        self.tool_router
+            .call(ToolCallContext::new(self, params, cx))
+            .await
     }
 
     async fn on_custom_request(

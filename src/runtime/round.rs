@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::RpcError;
 use crate::form::Form;
-use crate::form::{Answers, Outcome, Problem, Report};
+use crate::form::{Answers, Field, Outcome, Problem, Report};
 use crate::runtime::budget;
 use crate::runtime::reask::reask_message;
 use crate::runtime::{Call, Failure, Flow, Misuse, Reply, Response, Stop};
@@ -430,7 +430,10 @@ impl<'f> Round<'f> {
 
     fn form_with(&mut self, key: &str, form: &Form, unsolicited: bool) -> Reply<Answers> {
         let request = |message: &str| {
-            InputRequest::Elicitation(ElicitRequest::form(message, form.requested_schema()))
+            InputRequest::Elicitation(
+                ElicitRequest::form(message, form.requested_schema())
+                    .with_property_order(form.fields().iter().map(Field::name)),
+            )
         };
         let digest = JsonDigest::from_bytes(
             form.request_digest(|| *JsonDigest::of(&request(form.message()).to_json()).as_bytes()),

@@ -18,6 +18,10 @@ pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};
+#[cfg(feature = "rmcp")]
+pub(crate) use request::PROPERTY_ORDER_META;
+#[cfg(feature = "tower")]
+pub(crate) use request::apply_property_order;
 pub use request::{ElicitRequest, InputRequest, InputRequests, RootsRequest, SamplingRequest};
 pub use response::{
     CreateMessageResult, ElicitAction, ElicitResult, InputResponse, InputResponses,

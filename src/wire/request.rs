@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 
 use serde::de::Error as _;
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
@@ -103,6 +104,7 @@ impl InputRequest {
             Self::Elicitation(ElicitRequest::Form {
                 message,
                 requested_schema,
+                ..
             }) => Some(
                 json!({"mode": "form", "message": message, "requestedSchema": requested_schema}),
             ),
@@ -152,6 +154,7 @@ impl InputRequest {
                             .filter(|s| s.is_object())
                             .cloned()
                             .ok_or("form elicitation needs a requestedSchema object")?,
+                        property_order: Vec::new(),
                     })),
                     Some(Some("url")) => Ok(Self::Elicitation(ElicitRequest::Url {
                         message: string(params, "message")?,
@@ -180,9 +183,225 @@ impl InputRequest {
     }
 }
 
+/// As [`InputRequest::to_json`], except that a form's properties come in
+/// its `property_order`.
 impl Serialize for InputRequest {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(serializer)
+        let Self::Elicitation(ElicitRequest::Form {
+            message,
+            requested_schema,
+            property_order,
+        }) = self
+        else {
+            return self.to_json().serialize(serializer);
+        };
+        let schema = OrderedSchema {
+            schema: requested_schema,
+            order: property_order,
+        };
+        let mut params = Map::new();
+        params.insert("mode".into(), Value::from("form"));
+        params.insert("message".into(), Value::from(message.as_str()));
+        let mut entry = serializer.serialize_map(Some(2))?;
+        entry.serialize_entry("method", self.method())?;
+        entry.serialize_entry("params", &FormParams { params, schema })?;
+        entry.end()
+    }
+}
+
+/// A form request's params: `mode` and `message`, then the schema.
+struct FormParams<'a> {
+    params: Map<String, Value>,
+    schema: OrderedSchema<'a>,
+}
+
+impl Serialize for FormParams<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.params.len().saturating_add(1)))?;
+        for (key, value) in &self.params {
+            map.serialize_entry(key, value)?;
+        }
+        map.serialize_entry("requestedSchema", &self.schema)?;
+        map.end()
+    }
+}
+
+/// A schema `Value` written `type` first, then its other keys, with the
+/// members of `properties` in `order` (names it does not list follow).
+struct OrderedSchema<'a> {
+    schema: &'a Value,
+    order: &'a [String],
+}
+
+impl Serialize for OrderedSchema<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Value::Object(schema) = self.schema else {
+            return self.schema.serialize(serializer);
+        };
+        let keys = schema.keys().filter(|k| *k != "type");
+        let keys = schema
+            .get_key_value("type")
+            .map(|(k, _)| k)
+            .into_iter()
+            .chain(keys);
+        let mut map = serializer.serialize_map(Some(schema.len()))?;
+        for key in keys {
+            match schema.get(key) {
+                Some(Value::Object(properties)) if key == "properties" => {
+                    map.serialize_entry(
+                        key,
+                        &InOrder {
+                            map: properties,
+                            order: self.order,
+                        },
+                    )?;
+                }
+                Some(value) => map.serialize_entry(key, value)?,
+                None => {}
+            }
+        }
+        map.end()
+    }
+}
+
+/// An object's members, the names in `order` first.
+struct InOrder<'a> {
+    map: &'a Map<String, Value>,
+    order: &'a [String],
+}
+
+impl Serialize for InOrder<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let listed = self
+            .order
+            .iter()
+            .filter(|name| self.map.contains_key(*name));
+        let rest = self.map.keys().filter(|name| !self.order.contains(*name));
+        let mut map = serializer.serialize_map(Some(self.map.len()))?;
+        for name in listed.chain(rest) {
+            if let Some(value) = self.map.get(name) {
+                map.serialize_entry(name, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// The `_meta` key of an `rmcp` input-required result under which the
+/// `rmcp` adapter leaves each form's property order (`{askKey: [names]}`),
+/// for `ScreenLayer` to apply: `rmcp` 3.11 writes every embedded request's
+/// params through a `serde_json::Value`, which sorts them.
+#[cfg(any(feature = "rmcp", feature = "tower"))]
+pub(crate) const PROPERTY_ORDER_META: &str = "dev.mrtr-guard/propertyOrder";
+
+/// Where an `input_required` JSON-RPC response holds each ask's schema.
+#[cfg(feature = "tower")]
+const SCHEMA_PATH: [&str; 5] = ["result", "inputRequests", "*", "params", "requestedSchema"];
+
+/// A JSON-RPC response body whose `result._meta` holds a
+/// [`PROPERTY_ORDER_META`] hint, written again without the hint and with
+/// each named ask's `requestedSchema.properties` in the hinted order; `None`
+/// for any other body (leave it as it is).
+#[cfg(feature = "tower")]
+pub(crate) fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
+    let hint = PROPERTY_ORDER_META.as_bytes();
+    if !body.windows(hint.len()).any(|window| window == hint) {
+        return None;
+    }
+    let mut reply: Value = serde_json::from_slice(body).ok()?;
+    let result = reply.get_mut("result")?.as_object_mut()?;
+    let meta = result.get_mut("_meta")?.as_object_mut()?;
+    let orders = meta.remove(PROPERTY_ORDER_META)?;
+    if meta.is_empty() {
+        result.remove("_meta");
+    }
+    let orders = orders.as_object()?;
+    let step = Step {
+        value: &reply,
+        path: &SCHEMA_PATH,
+        ask: "",
+        orders,
+    };
+    serde_json::to_vec(&step).ok()
+}
+
+/// `value`, with the member `path` names (`"*"`: every member, whose name
+/// is the ask key) written by [`OrderedSchema`] in the ask's order.
+#[cfg(feature = "tower")]
+struct Step<'a> {
+    value: &'a Value,
+    path: &'a [&'a str],
+    ask: &'a str,
+    orders: &'a Map<String, Value>,
+}
+
+#[cfg(feature = "tower")]
+impl Serialize for Step<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Some((head, rest)) = self.path.split_first() else {
+            let order: Vec<String> = match self.orders.get(self.ask) {
+                Some(Value::Array(names)) => names
+                    .iter()
+                    .filter_map(|name| name.as_str().map(str::to_owned))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            return OrderedSchema {
+                schema: self.value,
+                order: &order,
+            }
+            .serialize(serializer);
+        };
+        let Value::Object(members) = self.value else {
+            return self.value.serialize(serializer);
+        };
+        let mut map = serializer.serialize_map(Some(members.len()))?;
+        for (name, value) in members {
+            if *head == "*" || head == name {
+                let ask = if *head == "*" {
+                    name.as_str()
+                } else {
+                    self.ask
+                };
+                let next = Step {
+                    value,
+                    path: rest,
+                    ask,
+                    orders: self.orders,
+                };
+                map.serialize_entry(name, &next)?;
+            } else {
+                map.serialize_entry(name, value)?;
+            }
+        }
+        map.end()
+    }
+}
+
+impl PartialEq for ElicitRequest {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (
+                Self::Form {
+                    message,
+                    requested_schema,
+                    ..
+                },
+                Self::Form {
+                    message: other_message,
+                    requested_schema: other_schema,
+                    ..
+                },
+            ) => message == other_message && requested_schema == other_schema,
+            (
+                Self::Url { message, url },
+                Self::Url {
+                    message: other_message,
+                    url: other_url,
+                },
+            ) => message == other_message && url == other_url,
+            _ => false,
+        }
     }
 }
 
@@ -194,18 +413,25 @@ impl<'de> Deserialize<'de> for InputRequest {
 }
 
 /// The params of an `elicitation/create` input request.
-#[derive(Debug, Clone, PartialEq)]
+///
+/// Two requests are equal when they ask the same: a form's
+/// `property_order` is how it is shown, not what it asks, and is left out.
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum ElicitRequest {
     /// Form mode: the client shows a form built from `requested_schema`.
-    /// Build it from a [`Form`](crate::Form) with
-    /// [`Form::elicit_params`](crate::Form::elicit_params), or let the runtime
-    /// do it.
+    /// The runtime builds it from a form, in the form's field order
+    /// ([`ElicitRequest::with_property_order`]).
     Form {
         /// What the user is asked.
         message: String,
         /// The restricted JSON Schema of the form.
         requested_schema: Value,
+        /// The order the schema's `properties` are written in when this
+        /// request is serialized (a `Value` sorts its keys): these names
+        /// first, then any others as the `Value` lists them. Empty for a
+        /// request parsed from a `Value`.
+        property_order: Vec<String>,
     },
     /// URL mode: the client opens `url` (with consent) for an out-of-band
     /// interaction, such as entering a secret that must not pass through it.
@@ -223,12 +449,44 @@ pub enum ElicitRequest {
 }
 
 impl ElicitRequest {
-    /// A form-mode request.
+    /// A form-mode request; its properties are written in the order the
+    /// `Value` lists them (sorted), unless
+    /// [`with_property_order`](Self::with_property_order) says otherwise.
     pub fn form(message: impl Into<String>, requested_schema: Value) -> Self {
         Self::Form {
             message: message.into(),
             requested_schema,
+            property_order: Vec::new(),
         }
+    }
+
+    /// The same form-mode request, its `requested_schema` properties written
+    /// in `order` (names the schema does not have are skipped; properties
+    /// `order` leaves out follow, sorted). The runtime gives a form's
+    /// declaration order.
+    ///
+    /// ```
+    /// use mrtr_guard::{ElicitRequest, InputRequest};
+    /// use serde_json::json;
+    ///
+    /// let schema = json!({"type": "object", "properties": {
+    ///     "teamSize": {"type": "integer"}, "roles": {"type": "string"}}});
+    /// let ask = ElicitRequest::form("Your team", schema)
+    ///     .with_property_order(["teamSize", "roles"]);
+    /// let text = serde_json::to_string(&InputRequest::Elicitation(ask))?;
+    /// assert!(text.find("teamSize") < text.find("roles"));
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_property_order<I, S>(mut self, order: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        if let Self::Form { property_order, .. } = &mut self {
+            *property_order = order.into_iter().map(Into::into).collect();
+        }
+        self
     }
 
     /// A URL-mode request.
@@ -373,6 +631,57 @@ mod tests {
             InputRequest::Roots(RootsRequest::new()).to_json(),
             json!({"method": "roots/list"})
         );
+    }
+
+    #[cfg(feature = "tower")]
+    #[test]
+    fn the_order_hint_is_applied_and_removed() {
+        let props = json!({"roles": {"type": "array"}, "teamSize": {"type": "integer"}});
+        let reply = |meta: Value| {
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"_meta": meta,
+                "inputRequests": {"team": {"method": "elicitation/create", "params": {
+                    "mode": "form", "message": "m",
+                    "requestedSchema": {"type": "object", "properties": props}}}}}})
+        };
+        let hinted = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}, "k": 1}));
+        let text = apply_property_order(hinted.to_string().as_bytes()).unwrap();
+        let text = String::from_utf8(text).unwrap();
+        assert!(text.find("teamSize") < text.find("roles"), "{text}");
+        assert!(!text.contains(PROPERTY_ORDER_META), "{text}");
+        // Nothing but the order changed.
+        let mut expected = reply(json!({"k": 1}));
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
+        // The hint alone in `_meta`: `_meta` goes too.
+        let alone = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}}));
+        let text = apply_property_order(alone.to_string().as_bytes()).unwrap();
+        expected["result"].as_object_mut().unwrap().remove("_meta");
+        assert_eq!(serde_json::from_slice::<Value>(&text).unwrap(), expected);
+        // No hint: nothing to do.
+        assert_eq!(
+            apply_property_order(reply(json!({})).to_string().as_bytes()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_form_request_serializes_in_declared_order() {
+        let schema = json!({"type": "object", "properties": {
+            "teamSize": {"type": "integer"},
+            "roles": {"type": "array", "items": {"type": "string", "enum": ["admin"]}}}});
+        let ask = InputRequest::Elicitation(
+            ElicitRequest::form("Your team", schema).with_property_order(["teamSize", "roles"]),
+        );
+        let mut asks = InputRequests::new();
+        asks.insert("team".into(), ask.clone());
+        let result = crate::InputRequiredResult::new(asks, "s".into());
+        let text = serde_json::to_string(&result).unwrap();
+        assert!(text.find("teamSize") < text.find("roles"), "{text}");
+        // The same request as the sorted `Value` says, and equal to it parsed back.
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            result.to_json()
+        );
+        assert_eq!(parse(ask.to_json()).unwrap(), ask);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `resultType` and `InputRequiredResult`.
 
 use serde::de::Error as _;
+use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -125,9 +126,20 @@ impl InputRequiredResult {
     }
 }
 
+/// The members of [`to_json`](InputRequiredResult::to_json), with each
+/// request serialized as [`InputRequest`]'s `Serialize` writes it: a form's
+/// fields in their declared order, which a `Value` would sort.
 impl Serialize for InputRequiredResult {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(serializer)
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("resultType", ResultType::InputRequired.as_str())?;
+        if let Some(requests) = &self.input_requests {
+            map.serialize_entry("inputRequests", requests)?;
+        }
+        if let Some(state) = &self.request_state {
+            map.serialize_entry("requestState", state)?;
+        }
+        map.end()
     }
 }
 
