@@ -17,6 +17,7 @@ mod http_client;
 #[allow(dead_code, reason = "the test uses the handler, not main's helpers")]
 #[path = "../examples/support/signup_service.rs"]
 mod signup_service;
+#[allow(dead_code, reason = "the server builds its forms from types")]
 #[path = "../examples/support/signup_tools.rs"]
 mod signup_tools;
 #[allow(dead_code, reason = "the test serves the router on its own listener")]
