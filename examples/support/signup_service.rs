@@ -38,7 +38,8 @@ fn bearer(parts: &http::request::Parts) -> Option<String> {
     (!user.is_empty()).then(|| user.to_owned())
 }
 
-/// The demo server's handler: `ShipOrder` and `signup` over `codec`.
+/// The demo server's handler: `ShipOrder` and `signup` over `codec`, and
+/// `ping`.
 #[derive(Clone)]
 pub(crate) struct Signup {
     flow: RmcpFlow,
@@ -78,8 +79,9 @@ impl ServerHandler for Signup {
             Tool::new(
                 "signup",
                 "Create an account over a few short forms.",
-                no_arguments,
+                no_arguments.clone(),
             ),
+            Tool::new("ping", "Answers pong at once: no form.", no_arguments),
         ]))
     }
 
@@ -100,6 +102,10 @@ impl ServerHandler for Signup {
             return Err(error_data(RpcError::invalid_request(
                 "authentication required: send Authorization: Bearer <user> (demo only)",
             )));
+        }
+        // A plain tool, no round: scripts/loadbench's baseline.
+        if params.name == "ping" {
+            return Ok(CallToolResponse::Complete(text("pong".to_owned())));
         }
         let mut round = self.flow.tool_round(&params, &cx).await?;
         let result = run_tool(&mut round, forms).map(text);
