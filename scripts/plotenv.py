@@ -53,6 +53,7 @@ def pyplot():
         "axes.titleweight": "bold",
         "axes.labelpad": 8,
         "axes.grid": True,
+        "axes.axisbelow": True,
         "grid.color": "#dddddd",
         "axes.spines.top": False,
         "axes.spines.right": False,
