@@ -16,8 +16,8 @@ use mrtr_guard::{Flow, Form, FormChoice, FormError, FormFields, RpcError, StateC
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, Implementation,
-    ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, Implementation, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
@@ -104,7 +104,8 @@ fn bearer(parts: &http::request::Parts) -> Option<String> {
     (!user.is_empty()).then(|| user.to_owned())
 }
 
-/// The demo server's handler: `ShipOrder` and `signup` over `codec`.
+/// The demo server's handler: `ShipOrder` and `signup` over `codec`, and
+/// `ping`.
 #[derive(Clone)]
 pub(crate) struct Signup {
     flow: RmcpFlow,
@@ -137,6 +138,14 @@ impl Signup {
     #[tool]
     async fn signup(&self, call: ToolCall) -> ToolResponse {
         self.run(call).await
+    }
+
+    /// Answers pong at once: no form, no round (`scripts/loadbench`'s
+    /// baseline).
+    #[tool]
+    async fn ping(&self) -> ToolResponse {
+        let pong = CallToolResult::success(vec![ContentBlock::text("pong")]);
+        Ok(CallToolResponse::Complete(pong))
     }
 
     /// One round of the tool `call` names.

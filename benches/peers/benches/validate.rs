@@ -2,7 +2,9 @@
 //!
 //! `ours/*` runs `Form::validate` on an `ElicitResult` (envelope, strip,
 //! typed answers); `jsonschema/*` runs `is_valid` on the bare content with
-//! formats on. Both start from an already parsed `serde_json::Value`.
+//! formats on, and `jsonschema-iter_errors/rejected` collects every error of
+//! the rejected content, as our report does. All start from an already parsed
+//! `serde_json::Value`.
 
 use std::hint::black_box;
 
@@ -29,6 +31,7 @@ fn bench(c: &mut Criterion) {
     assert!(matches!(form.validate(&bad_result), Outcome::Invalid(_)));
     assert!(validator.is_valid(&ok_content));
     assert!(!validator.is_valid(&bad_content));
+    assert!(validator.iter_errors(&bad_content).count() > 1);
 
     let mut g = c.benchmark_group("validate");
     g.bench_function(BenchmarkId::new("ours", "accepted"), |b| {
@@ -43,6 +46,10 @@ fn bench(c: &mut Criterion) {
     g.bench_function(BenchmarkId::new("jsonschema", "rejected"), |b| {
         b.iter(|| validator.is_valid(black_box(&bad_content)))
     });
+    g.bench_function(
+        BenchmarkId::new("jsonschema-iter_errors", "rejected"),
+        |b| b.iter(|| validator.iter_errors(black_box(&bad_content)).count()),
+    );
     g.finish();
 }
 
