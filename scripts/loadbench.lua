@@ -118,7 +118,10 @@ local function signup_request()
 end
 
 local function signup_response(body)
-  local id = tonumber(body:match('^{"jsonrpc":"2.0","id":(%d+)'))
+  -- The envelope's own "id" is the first in the body, whatever the member
+  -- order (ScreenLayer rewrites an ordered form's response with sorted
+  -- envelope members).
+  local id = tonumber(body:match('"id":(%d+)'))
   local asked = body:match('"inputRequests":{"(%w+)"')
   local state = state_of(body)
   if id and started[id] and asked and state and ANSWERS[asked] then
