@@ -41,7 +41,8 @@ mod signup_tools;
 #[path = "support/mod.rs"]
 mod support;
 
-use mrtr_guard::{CodecBuilder, KeyRing, StateCodec};
+use mrtr_guard::state::CodecBuilder;
+use mrtr_guard::{KeyRing, StateCodec};
 use signup_service::Signup;
 
 /// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any.

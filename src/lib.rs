@@ -87,10 +87,30 @@
 //! reaches its round cap or deadline while asking, ends with
 //! [`Response::Failed`] (a tool error); the answers a flow carries share
 //! [`Flow::answer_budget`], so an accepted answer never makes a later state
-//! too long to mint. The MCP 2026-07-28 wire types and the Streamable HTTP
-//! header checks ([`check_headers`]) are re-exported at the crate root;
-//! feature `rmcp` adds `mrtr_guard::rmcp`, the adapter to the official Rust
-//! SDK.
+//! too long to mint. Feature `rmcp` adds `mrtr_guard::rmcp`, the adapter
+//! to the official Rust SDK.
+//!
+//! # How a call ends
+//!
+//! Four enums, one job each. [`Reply`] is the state of one question in a
+//! round (answered, declined, still pending, invalid…): the handler matches
+//! it to decide what to do next. [`Stop`] is the handler's early exit, made
+//! by `?` ([`Round::require`] asks and stops; a binding error fails).
+//! [`Response`] is how the whole round ended, the value the adapter puts on
+//! the wire: complete, input required, or failed. [`form::Outcome`] is the
+//! standalone validator's verdict on one `ElicitResult`, for code that checks
+//! forms without the runtime; a runtime user never sees it, so it stays in
+//! [`form`].
+//!
+//! # Where things are
+//!
+//! The crate root holds what a server author touches. The rest is in four
+//! modules: [`state`] (the `requestState` codec's parts: [`state::Claims`],
+//! [`state::TokenInfo`], key and policy errors), [`form`] (field kinds,
+//! reports, the strict JSON parser, the standalone validator), [`wire`] (the
+//! MCP 2026-07-28 types, the Streamable HTTP header checks
+//! [`wire::check_headers`], [`RpcError`] and the handler's [`wire::Misuse`])
+//! and [`runtime`] (clocks, [`runtime::Failure`]).
 //!
 //! # Operations
 //!
@@ -98,7 +118,7 @@
 //! a server through one Redis (TLS with `rediss://`), failing closed.
 //! Feature `cli` builds `mrtr-guard`, the operator's tool (its arguments
 //! parsed by `clap`; `mrtr-guard help` shows the usage): `keygen`, `inspect` (a token's
-//! structure, with no key: [`TokenInfo`]) and `open` (why a token does or does
+//! structure, with no key: [`state::TokenInfo`]) and `open` (why a token does or does
 //! not open for a call).
 //!
 //! Feature `tracing` emits one event (target `mrtr_guard::state`) for every
@@ -108,7 +128,7 @@
 //! failed`, with the guard's error) have their own events. Refusals the
 //! client caused are `WARN`, the server's own failures (guard, missing
 //! principal) `ERROR`. No event holds token text, claims, carried answers,
-//! application data or the principal. A handler's mistake ([`Misuse`]) is an
+//! application data or the principal. A handler's mistake ([`wire::Misuse`]) is an
 //! `ERROR` event under `mrtr_guard::runtime`. Without the feature nothing is
 //! logged; [`RpcError::state_error`] and [`RpcError::misuse`] still give the
 //! reason.
@@ -117,11 +137,10 @@
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]
 
-mod error;
-mod form;
-mod runtime;
-mod state;
-mod wire;
+pub mod form;
+pub mod runtime;
+pub mod state;
+pub mod wire;
 
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
@@ -137,40 +156,25 @@ pub mod __private;
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
 
-// ---- Public API ------------------------------------------------------------
-// state: the requestState codec
+// ---- Public API: what a server author touches ----------------------------
+// Everything else is in its module: `state` (the token codec's parts),
+// `form` (field kinds, reports, the standalone validator), `wire` (MCP
+// 2026-07-28 types, header checks, the handler's `Misuse`), `runtime` (clocks).
+//
+// The requestState codec: keys, policy, what a token binds to and carries.
 pub use state::{
-    Binding, Claims, CodecBuilder, ConfigError, Contents, FlowId, JsonDigest, KeyError, KeyId,
-    KeyRing, MIN_MASTER_KEY_LEN, MasterKey, MemoryReplayGuard, Method, MintError, Mode, Policy,
-    Proven, Reask, ReplayError, ReplayGuard, StateCodec, StateError, TokenInfo,
+    Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard,
+    StateCodec, StateError,
 };
-// state, feature `redis`: the replay guard shared by several instances
+// Single use across instances, through Redis (feature `redis`).
 #[cfg(feature = "redis")]
-pub use state::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
-// errors on the wire
-pub use error::RpcError;
-// wire: MCP 2026-07-28 types and HTTP header checks
-pub use wire::{
-    CallParams, ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
-    HeaderCheck, InputRequest, InputRequests, InputRequiredResult, InputResponse, InputResponses,
-    ListRootsResult, META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION,
-    PROTOCOL_VERSION, RequestMeta, ResultType, Root, RootsRequest, SamplingRequest, check_headers,
-    decode_header_value, screen_body,
-};
-// runtime: the write-once multi-round handler
-pub use runtime::{
-    Call, Clock, Failure, FixedClock, Flow, Misuse, Reply, Response, Round, Stop, SystemClock,
-};
-// form: forms, their requestedSchema, and the strict answer validator
-pub use form::{
-    AnswerError, AnswerRef, Answers, BindError, BindErrorKind, Issue, JsonError, Limits, Outcome,
-    Problem, Reason, Report, parse_strict,
-};
-pub use form::{
-    Bound, Field, FieldKind, FieldType, Form, FormBuilder, FormChoice, FormError, FormFields,
-    Format, RequestedSchema,
-};
-// form, feature `derive`: `#[derive(FormFields, FormChoice)]`, named like the
-// traits they implement
+pub use state::RedisReplayGuard;
+// The write-once multi-round handler and how a call ends.
+pub use runtime::{Call, Flow, Reply, Response, Round, Stop};
+// Forms: the questions, and the answers once validated.
+pub use form::{Answers, Field, Form, FormChoice, FormFields, Report};
+// `#[derive(FormFields, FormChoice)]`, named like the traits (feature `derive`).
 #[cfg(feature = "derive")]
 pub use mrtr_guard_derive::{FormChoice, FormFields};
+// The JSON-RPC error every failure becomes on the wire.
+pub use wire::RpcError;

@@ -83,9 +83,9 @@ use serde::Deserialize;
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
-use crate::RpcError;
 use crate::runtime::{Call, Flow, Opened, Response, Round, Stop};
 use crate::state::Method;
+use crate::wire::RpcError;
 use crate::wire::{
     CallParams, ClientCapabilities, ElicitRequest, InputRequest, InputRequiredResult,
     InputResponses, PROPERTY_ORDER_META, RequestMeta, retry_fields,
@@ -123,7 +123,7 @@ impl RmcpFlow {
 
     /// A flow for anonymous tools: every call has no principal. Its codec
     /// must be built with
-    /// [`allow_anonymous`](crate::CodecBuilder::allow_anonymous).
+    /// [`allow_anonymous`](crate::state::CodecBuilder::allow_anonymous).
     pub fn anonymous(flow: Flow) -> Self {
         Self::new(flow, |_| None)
     }

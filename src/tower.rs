@@ -35,7 +35,7 @@
 //! might parse escapes the screen.
 //!
 //! ```
-//! use mrtr_guard::Limits;
+//! use mrtr_guard::form::Limits;
 //! use mrtr_guard::tower::ScreenLayer;
 //! use tower_layer::Layer;
 //!
@@ -65,8 +65,9 @@ use serde_json::{Map, Value, json};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::wire::{apply_property_order, retry_fields};
-use crate::{HeaderCheck, Limits, Method, RpcError, screen_body};
+use crate::form::Limits;
+use crate::state::Method;
+use crate::wire::{HeaderCheck, RpcError, apply_property_order, retry_fields, screen_body};
 
 /// The body a screened service receives, and the body of its responses:
 /// the buffered, screened bytes or a refusal ([`Either::Left`]), or the

@@ -8,7 +8,8 @@
     reason = "a test fails by panicking; Value indexing reads fixed shapes"
 )]
 
-use mrtr_guard::{Field, FieldType, Form, FormChoice, FormFields, Outcome};
+use mrtr_guard::form::{FieldType, Outcome};
+use mrtr_guard::{Field, Form, FormChoice, FormFields};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 

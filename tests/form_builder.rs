@@ -7,9 +7,8 @@
     reason = "a test fails by panicking; Value indexing reads fixed shapes"
 )]
 
-use mrtr_guard::{
-    AnswerError, BindErrorKind, Field, FieldKind, Form, FormError, Outcome, Reason, form_fields,
-};
+use mrtr_guard::form::{AnswerError, BindErrorKind, FieldKind, FormError, Outcome, Reason};
+use mrtr_guard::{Field, Form, form_fields};
 use serde::Deserialize;
 use serde_json::{Value, json};
 

@@ -14,7 +14,8 @@
 
 use std::path::PathBuf;
 
-use mrtr_guard::{Field, Form, FormError, JsonError};
+use mrtr_guard::form::{FormError, JsonError};
+use mrtr_guard::{Field, Form};
 use serde_json::Value;
 
 /// The demo server's forms (`examples/support/signup_tools.rs`); only

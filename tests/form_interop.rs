@@ -15,7 +15,8 @@
 
 use std::path::PathBuf;
 
-use mrtr_guard::{Field, Form, FormError, Outcome};
+use mrtr_guard::form::{FormError, Outcome};
+use mrtr_guard::{Field, Form};
 use serde_json::{Value, json};
 
 fn data(name: &str) -> String {
@@ -28,7 +29,7 @@ fn data(name: &str) -> String {
 fn build(message: &str, fields: Vec<Field>) -> Form {
     fields
         .into_iter()
-        .fold(Form::builder(message), mrtr_guard::FormBuilder::field)
+        .fold(Form::builder(message), mrtr_guard::form::FormBuilder::field)
         .build()
         .unwrap_or_else(|e| panic!("{e}"))
 }

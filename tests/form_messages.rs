@@ -3,7 +3,8 @@
 
 #![allow(clippy::panic, reason = "a test fails by panicking; inputs are fixed")]
 
-use mrtr_guard::{Field, Form, Outcome, Reason, Report};
+use mrtr_guard::form::{Outcome, Reason};
+use mrtr_guard::{Field, Form, Report};
 use serde_json::{Value, json};
 
 fn form() -> Form {

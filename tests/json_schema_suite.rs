@@ -29,7 +29,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use mrtr_guard::{Form, Outcome};
+use mrtr_guard::Form;
+use mrtr_guard::form::Outcome;
 use serde_json::{Map, Value, json};
 
 const ROOT: &str = concat!(

@@ -22,9 +22,9 @@ use std::net::TcpListener;
 use std::sync::{Arc, Barrier, Once};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use mrtr_guard::state::ReplayError;
 use mrtr_guard::{
-    Binding, Contents, MasterKey, Method, RedisReplayGuard, ReplayError, ReplayGuard, StateCodec,
-    StateError,
+    Binding, Contents, MasterKey, Method, RedisReplayGuard, ReplayGuard, StateCodec, StateError,
 };
 use serde_json::Value;
 

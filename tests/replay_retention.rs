@@ -16,9 +16,10 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
+use mrtr_guard::state::{FlowId, ReplayError};
 use mrtr_guard::{
-    Binding, Contents, FlowId, MasterKey, MemoryReplayGuard, Method, Policy, ReplayError,
-    ReplayGuard, StateCodec, StateError,
+    Binding, Contents, MasterKey, MemoryReplayGuard, Method, Policy, ReplayGuard, StateCodec,
+    StateError,
 };
 use time::OffsetDateTime;
 

@@ -32,10 +32,8 @@ use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use mrtr_guard::rmcp::{RmcpFlow, custom_request_error, tool_response};
 use mrtr_guard::tower::ScreenLayer;
-use mrtr_guard::{
-    ElicitRequest, Field, Flow, Form, InputRequest, KeyRing, MasterKey, Reply, RpcError,
-    SamplingRequest, StateCodec, Stop,
-};
+use mrtr_guard::wire::{ElicitRequest, InputRequest, SamplingRequest};
+use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, Reply, RpcError, StateCodec, Stop};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ServerCapabilities, ServerConfig,

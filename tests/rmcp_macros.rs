@@ -72,7 +72,7 @@ struct Shop {
 
 #[tool_router]
 impl Shop {
-    fn new(codec: StateCodec) -> Result<Self, mrtr_guard::FormError> {
+    fn new(codec: StateCodec) -> Result<Self, mrtr_guard::form::FormError> {
         Ok(Self {
             flow: RmcpFlow::anonymous(Flow::new(codec)),
             // README: init (begin)

@@ -19,9 +19,11 @@ use common::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use mrtr_guard::runtime::{Clock as _, Failure};
+use mrtr_guard::wire::{ClientCapabilities, Misuse, SamplingRequest};
 use mrtr_guard::{
-    Binding, ClientCapabilities, Clock as _, Failure, Field, Form, MemoryReplayGuard, Method,
-    Misuse, Policy, Reply, Response, RpcError, SamplingRequest, StateError, Stop,
+    Binding, Field, Form, MemoryReplayGuard, Method, Policy, Reply, Response, RpcError, StateError,
+    Stop,
 };
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -194,7 +196,7 @@ fn invalid_reply_carries_the_report() {
     };
     assert_eq!(
         report.reason("trackingNumber"),
-        Some(mrtr_guard::Reason::WrongType)
+        Some(mrtr_guard::form::Reason::WrongType)
     );
     let (result, _) = asked(&round.complete(Ok::<_, Stop>(String::new())));
     assert_eq!(keys(&result), ["ship"]);
@@ -395,7 +397,7 @@ fn a_flow_that_reaches_its_deadline_while_asking_ends_with_a_clear_failure() {
     /// Reads the times it holds one by one, then keeps the last.
     #[derive(Debug)]
     struct Times(Mutex<Vec<OffsetDateTime>>);
-    impl mrtr_guard::Clock for Times {
+    impl mrtr_guard::runtime::Clock for Times {
         fn now(&self) -> OffsetDateTime {
             let mut times = self.0.lock().unwrap();
             if times.len() > 1 {

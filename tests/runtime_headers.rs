@@ -11,7 +11,9 @@
     reason = "test code: a panic is a failing test"
 )]
 
-use mrtr_guard::{HeaderCheck, Limits, RpcError, check_headers, screen_body};
+use mrtr_guard::RpcError;
+use mrtr_guard::form::Limits;
+use mrtr_guard::wire::{HeaderCheck, check_headers, screen_body};
 use serde_json::{Value, json};
 
 fn call(name: &str) -> Value {

@@ -15,9 +15,10 @@ mod common;
 
 use std::sync::Arc;
 
+use mrtr_guard::state::{Claims, ConfigError, JsonDigest, MintError, Proven};
 use mrtr_guard::{
-    Binding, Claims, ConfigError, Contents, JsonDigest, KeyRing, MasterKey, MemoryReplayGuard,
-    Method, MintError, Mode, Policy, Proven, StateCodec, StateError,
+    Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, StateCodec,
+    StateError,
 };
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};

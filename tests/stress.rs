@@ -25,9 +25,11 @@ use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Instant;
 
+use mrtr_guard::runtime::FixedClock;
+use mrtr_guard::state::{FlowId, ReplayError};
+use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
 use mrtr_guard::{
-    Call, CallParams, ClientCapabilities, Field, FixedClock, FlowId, Form, InputResponses, KeyRing,
-    MasterKey, MemoryReplayGuard, Method, ReplayError, ReplayGuard, RequestMeta, Response, Round,
+    Call, Field, Form, KeyRing, MasterKey, MemoryReplayGuard, Method, ReplayGuard, Response, Round,
     StateCodec, Stop,
 };
 use serde_json::{Map, json};

@@ -23,9 +23,10 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use common::*;
+use mrtr_guard::state::{Claims, FlowId, JsonDigest, Proven, ReplayError};
 use mrtr_guard::{
-    Binding, Claims, Contents, FlowId, JsonDigest, KeyRing, MasterKey, MemoryReplayGuard, Method,
-    Mode, Policy, Proven, ReplayError, ReplayGuard, RpcError, StateCodec, StateError,
+    Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard,
+    RpcError, StateCodec, StateError,
 };
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -426,7 +427,10 @@ fn a_handler_mistake_is_an_error_event_naming_it() {
     });
     let error = result.unwrap_err();
     assert_eq!(error, RpcError::internal_error());
-    assert_eq!(error.misuse(), Some(&mrtr_guard::Misuse::NothingAsked));
+    assert_eq!(
+        error.misuse(),
+        Some(&mrtr_guard::wire::Misuse::NothingAsked)
+    );
     let [event] = &events[..] else {
         panic!("one event: {events:?}")
     };

@@ -40,7 +40,7 @@ pub(crate) fn expand(input: &DeriveInput) -> Result<TokenStream> {
             let ty = a.ty;
             clause
                 .predicates
-                .push(syn::parse_quote!(#ty: ::mrtr_guard::FieldType));
+                .push(syn::parse_quote!(#ty: ::mrtr_guard::form::FieldType));
         }
     }
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
@@ -128,7 +128,8 @@ impl<'a> Asked<'a> {
         if self.optional {
             calls.push(quote!(.optional()));
         }
-        let field = quote_spanned!(ty.span()=> <#ty as ::mrtr_guard::FieldType>::field(#wire));
+        let field =
+            quote_spanned!(ty.span()=> <#ty as ::mrtr_guard::form::FieldType>::field(#wire));
         quote!({ #checks #field #(#calls)* })
     }
 }

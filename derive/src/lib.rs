@@ -29,7 +29,7 @@ use syn::DeriveInput;
 /// and `u8` to `u64` integer fields bounded by their type's range; `f32` and
 /// `f64` number fields; a `#[derive(FormChoice)]` enum a single choice and a
 /// `Vec` of one a multi-choice. `Option<T>` is the field of `T`, optional;
-/// every other field is required. Any type with a `mrtr_guard::FieldType`
+/// every other field is required. Any type with a `mrtr_guard::form::FieldType`
 /// implementation works.
 ///
 /// **serde.** The wire name is the field's `#[serde(rename = "...")]`, else

@@ -119,7 +119,7 @@ impl FieldSettings {
                 Format::Date => quote!(Date),
                 Format::DateTime => quote!(DateTime),
             };
-            calls.push(quote!(.format(::mrtr_guard::Format::#f)));
+            calls.push(quote!(.format(::mrtr_guard::form::Format::#f)));
         }
         calls
     }

@@ -4,7 +4,8 @@
 
 use std::sync::LazyLock;
 
-use mrtr_guard::{Field, Form, SamplingRequest};
+use mrtr_guard::wire::SamplingRequest;
+use mrtr_guard::{Field, Form};
 
 /// A form of one required field.
 fn form(message: &str, field: Field) -> Form {

@@ -9,10 +9,11 @@
 
 use std::sync::Arc;
 
+use mrtr_guard::form::FormError;
 use mrtr_guard::rmcp::{
     RmcpFlow, ToolCall, ToolResponse, custom_request_error, error_data, tool_response,
 };
-use mrtr_guard::{Flow, Form, FormChoice, FormError, FormFields, RpcError, StateCodec};
+use mrtr_guard::{Flow, Form, FormChoice, FormFields, RpcError, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{

@@ -2,7 +2,8 @@
 //! serves them over `rmcp`, and `tests/runtime_flows.rs` drives these same
 //! functions in-process.
 
-use mrtr_guard::{Field, Form, FormError, Reply, Round, RpcError, Stop};
+use mrtr_guard::form::FormError;
+use mrtr_guard::{Field, Form, Reply, Round, RpcError, Stop};
 
 /// The forms, built once.
 pub(crate) struct Forms {

@@ -22,10 +22,10 @@
 use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
-use mrtr_guard::{
-    Call, CallParams, ClientCapabilities, Field, FixedClock, Flow, Form, KeyRing, Limits,
-    MasterKey, Method, RequestMeta, Response, Round, StateCodec, Stop, check_headers, screen_body,
-};
+use mrtr_guard::{Call, Field, Flow, Form, KeyRing, MasterKey, Method, Response, Round, StateCodec, Stop};
+use mrtr_guard::form::Limits;
+use mrtr_guard::runtime::FixedClock;
+use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta, check_headers, screen_body};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
 

@@ -24,9 +24,8 @@ use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use mrtr_guard::{
-    Binding, Claims, KeyRing, MasterKey, Method, Mode, StateCodec, StateError, TokenInfo,
-};
+use mrtr_guard::state::{Claims, TokenInfo};
+use mrtr_guard::{Binding, KeyRing, MasterKey, Method, Mode, StateCodec, StateError};
 use serde_json::Value;
 use time::OffsetDateTime;
 use zeroize::Zeroizing;
@@ -384,7 +383,7 @@ fn open(args: &OpenArgs) -> ExitCode {
     }
 }
 
-fn print_claims(mode: Mode, key_id: mrtr_guard::KeyId, claims: &Claims<Value>) {
+fn print_claims(mode: Mode, key_id: mrtr_guard::state::KeyId, claims: &Claims<Value>) {
     println!("ok: the token opens for this call");
     println!("mode:          {}", mode_name(mode));
     println!("key id:        {key_id}");

@@ -20,7 +20,8 @@ use crate::form::value::{AnswerRef, Checked, ref_to_json};
 /// line leaks nothing the user typed.
 ///
 /// ```
-/// use mrtr_guard::{Field, Form, Outcome};
+/// use mrtr_guard::{Field, Form};
+/// use mrtr_guard::form::Outcome;
 /// use serde_json::json;
 ///
 /// let form = Form::builder("Ship")

@@ -12,7 +12,8 @@ use super::fields::FieldType;
 /// optional one, and `Vec<T>` a multi-choice.
 ///
 /// ```
-/// use mrtr_guard::{Field, FieldType, FormChoice};
+/// use mrtr_guard::{Field, FormChoice};
+/// use mrtr_guard::form::FieldType;
 ///
 /// enum Speed {
 ///     Standard,

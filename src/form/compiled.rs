@@ -46,7 +46,7 @@ use crate::form::schema::{self, RequestedSchema};
 ///         "required": ["trackingNumber"]
 ///     })
 /// );
-/// # Ok::<(), mrtr_guard::FormError>(())
+/// # Ok::<(), mrtr_guard::form::FormError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form {
@@ -140,13 +140,13 @@ impl Form {
     /// let text = r#"{"type":"object","properties":{"teamSize":{"type":"integer"},"roles":{"type":"array","items":{"type":"string","enum":["admin"]}}}}"#;
     /// let form = Form::from_requested_schema_json("Your team", text)?;
     /// assert_eq!(form.fields()[0].name(), "teamSize");
-    /// # Ok::<(), mrtr_guard::FormError>(())
+    /// # Ok::<(), mrtr_guard::form::FormError>(())
     /// ```
     ///
     /// # Errors
     ///
     /// [`FormError::Json`] when the text is not strict JSON (see
-    /// [`parse_strict`](crate::parse_strict), default [`Limits`](crate::Limits)),
+    /// [`parse_strict`](crate::form::parse_strict), default [`Limits`](crate::form::Limits)),
     /// then every error of [`from_requested_schema`](Self::from_requested_schema).
     pub fn from_requested_schema_json(
         message: impl Into<String>,
@@ -241,10 +241,11 @@ impl Form {
 /// ([`field`](Self::field)), from a type ([`fields_of`](Self::fields_of) with
 /// [`configure`](Self::configure) / [`exclude`](Self::exclude)), and from
 /// runtime metadata ([`push`](Self::push) in a loop, [`Field::new`] with a
-/// runtime [`FieldKind`](crate::FieldKind)).
+/// runtime [`FieldKind`](crate::form::FieldKind)).
 ///
 /// ```
-/// use mrtr_guard::{Field, FieldKind, Form};
+/// use mrtr_guard::{Field, Form};
+/// use mrtr_guard::form::FieldKind;
 ///
 /// let columns = [("city", FieldKind::String), ("zip", FieldKind::String), ("floor", FieldKind::Integer)];
 /// let mut builder = Form::builder("Address");
@@ -253,7 +254,7 @@ impl Form {
 /// }
 /// let form = builder.build()?;
 /// assert_eq!(form.fields().len(), 3);
-/// # Ok::<(), mrtr_guard::FormError>(())
+/// # Ok::<(), mrtr_guard::form::FormError>(())
 /// ```
 #[derive(Debug, Clone)]
 #[must_use]

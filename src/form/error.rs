@@ -1,4 +1,4 @@
-//! Build-time errors of a [`Form`](crate::Form).
+//! Build-time errors of a [`Form`](crate::form::Form).
 
 use std::fmt;
 
@@ -147,7 +147,7 @@ pub enum FormError {
     /// The `requestedSchema` is not a JSON object.
     SchemaNotObject,
     /// The `requestedSchema` text is not strict JSON
-    /// ([`Form::from_requested_schema_json`](crate::Form::from_requested_schema_json)).
+    /// ([`Form::from_requested_schema_json`](crate::form::Form::from_requested_schema_json)).
     Json(JsonError),
     /// An override or exclusion names a field the form does not have.
     UnknownField {

@@ -44,7 +44,7 @@ pub enum FieldKind {
     MultiChoice,
 }
 
-/// A builder mistake kept until [`FormBuilder::build`](crate::FormBuilder::build)
+/// A builder mistake kept until [`FormBuilder::build`](crate::form::FormBuilder::build)
 /// reports it with the field's name.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Pending {
@@ -56,7 +56,7 @@ pub(crate) enum Pending {
 /// schema and checks its answer.
 ///
 /// Build one with a constructor named after its kind, chain settings, then
-/// add it to a [`FormBuilder`](crate::FormBuilder). Settings that do not apply
+/// add it to a [`FormBuilder`](crate::form::FormBuilder). Settings that do not apply
 /// to the kind (e.g. `min_length` on a boolean) are reported by `build`.
 ///
 /// ```
@@ -307,7 +307,7 @@ impl Field {
     ///
     /// By default repeated items are removed, keeping the first of each, and
     /// the report lists the field under
-    /// [`Report::deduplicated`](crate::Report::deduplicated). The MCP form
+    /// [`Report::deduplicated`](crate::form::Report::deduplicated). The MCP form
     /// profile has no `uniqueItems`, so this rule is not in the schema: a
     /// client cannot see it, and a parsed schema removes duplicates.
     #[must_use]

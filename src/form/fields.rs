@@ -8,7 +8,7 @@ use crate::form::field::Field;
 ///
 /// Usually written by [`form_fields!`](crate::form_fields); implement it by
 /// hand for full control. Accepted answers bind back into the type with
-/// [`Answers::bind`](crate::Answers::bind).
+/// [`Answers::bind`](crate::form::Answers::bind).
 pub trait FormFields {
     /// The fields of the form, in the order they reach the client.
     fn form_fields() -> Vec<Field>;
@@ -106,19 +106,19 @@ impl<T: FieldType> FieldType for Option<T> {
 ///
 /// let form = Form::of::<Shipping>("Ship it").build()?;
 /// assert_eq!(form.fields().len(), 3);
-/// # Ok::<(), mrtr_guard::FormError>(())
+/// # Ok::<(), mrtr_guard::form::FormError>(())
 /// ```
 #[macro_export]
 macro_rules! form_fields {
     ($ty:ty { $( $field:ident $(as $wire:literal)? : $fty:ty $(=> $edit:expr)? ),* $(,)? }) => {
-        impl $crate::FormFields for $ty {
-            fn form_fields() -> ::std::vec::Vec<$crate::Field> {
+        impl $crate::form::FormFields for $ty {
+            fn form_fields() -> ::std::vec::Vec<$crate::form::Field> {
                 fn __mrtr_guard_field_types(v: &$ty) {
                     $( let _: &$fty = &v.$field; )*
                 }
                 let _ = __mrtr_guard_field_types;
                 ::std::vec![ $( {
-                    let field = <$fty as $crate::FieldType>::field($crate::form_fields!(@name $field $($wire)?));
+                    let field = <$fty as $crate::form::FieldType>::field($crate::form_fields!(@name $field $($wire)?));
                     $( let field = ($edit)(field); )?
                     field
                 } ),* ]

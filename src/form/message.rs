@@ -9,7 +9,8 @@ impl Report {
     /// its title and what is wrong, one sentence each, in the form's order.
     ///
     /// ```
-    /// use mrtr_guard::{Field, Form, Outcome};
+    /// use mrtr_guard::{Field, Form};
+    /// use mrtr_guard::form::Outcome;
     /// use serde_json::json;
     ///
     /// let form = Form::builder("Your team")
@@ -22,11 +23,11 @@ impl Report {
     ///     report.user_message(&form),
     ///     "Email: not a valid email address. Team Size: must be at most 50."
     /// );
-    /// # Ok::<(), mrtr_guard::FormError>(())
+    /// # Ok::<(), mrtr_guard::form::FormError>(())
     /// ```
     ///
     /// The words come from the field (its title, bounds, format) and the
-    /// [`Reason`](crate::Reason), never from the submitted value, so the
+    /// [`Reason`](crate::form::Reason), never from the submitted value, so the
     /// message is safe to show and to log. Fields the form does not have are
     /// named by their wire name. Optional fields whose value was dropped are
     /// included (the user's answer was not kept); fix-ups (stripped keys,

@@ -2,6 +2,12 @@
 //! immutable, `Send + Sync`) and its builder, the `requestedSchema` emitted and
 //! parsed, and the check of an untrusted `ElicitResult` into [`Answers`].
 //!
+//! The crate root re-exports what a runtime user names ([`Form`], [`Field`],
+//! [`FormFields`], [`FormChoice`], [`Answers`], [`Report`]). Here besides:
+//! the builder and field kinds, the standalone validator's verdict
+//! ([`Outcome`]) and its reasons, [`Answers::bind`]'s errors, and the strict
+//! JSON parser ([`parse_strict`], [`Limits`]).
+//!
 //! Each field kind has one file under `kind/` that owns its schema emit, its
 //! schema parse and its answer check. Files here import each other by file
 //! path, never through this file, and the imports form no cycle

@@ -17,8 +17,8 @@ pub(crate) const INT_MIN: i128 = i64::MIN as i128;
 /// The largest value an integer field holds: `u64::MAX`.
 pub(crate) const INT_MAX: i128 = u64::MAX as i128;
 
-/// An inclusive bound given to [`Field::minimum`](crate::Field::minimum) or
-/// [`Field::maximum`](crate::Field::maximum): any Rust integer up to 64 bits,
+/// An inclusive bound given to [`Field::minimum`](crate::form::Field::minimum) or
+/// [`Field::maximum`](crate::form::Field::maximum): any Rust integer up to 64 bits,
 /// or a float.
 ///
 /// On an integer field a bound is exact when it is an integer, and a float

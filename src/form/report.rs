@@ -33,7 +33,7 @@ pub enum Reason {
     /// A value (or item) that is not an offered option.
     NotOffered,
     /// A multi-choice item given twice, on a field that refuses duplicates
-    /// ([`Field::refuse_duplicates`](crate::Field::refuse_duplicates); by
+    /// ([`Field::refuse_duplicates`](crate::form::Field::refuse_duplicates); by
     /// default they are removed).
     DuplicateItem,
     /// Fewer items than `minItems`.
@@ -100,7 +100,7 @@ pub enum Problem {
     ResponsesNotAnObject,
     /// The answer is valid, but too long for the flow to carry to its next
     /// round (the flow's answers share a budget: see
-    /// [`Flow::answer_budget`](crate::Flow::answer_budget)).
+    /// [`Flow::answer_budget`](crate::runtime::Flow::answer_budget)).
     TooLarge,
 }
 

@@ -23,7 +23,7 @@ use crate::form::strict::{Limits, parse_strict};
 ///
 /// A `serde_json::Value` keeps object keys sorted (this crate does not turn
 /// on serde_json's `preserve_order`, which would change every map in the
-/// program), so [`Form::requested_schema`](crate::Form::requested_schema)
+/// program), so [`Form::requested_schema`](crate::form::Form::requested_schema)
 /// lists properties alphabetically. This type serializes them in
 /// declaration order: with [`to_json_string`](Self::to_json_string), or as
 /// part of any `Serialize` type a transport writes. Within a property the
@@ -40,7 +40,7 @@ use crate::form::strict::{Limits, parse_strict};
 /// let text = form.schema().to_json_string();
 /// assert!(text.find("teamSize") < text.find("roles"));
 /// assert_eq!(form.schema().to_value(), form.requested_schema());
-/// # Ok::<(), mrtr_guard::FormError>(())
+/// # Ok::<(), mrtr_guard::form::FormError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestedSchema {
@@ -337,7 +337,7 @@ mod tests {
     #[test]
     fn discriminates_by_key_presence() {
         let kind = |v: Value| parse_property("x", &v).map(|f| f.kind());
-        use crate::FieldKind as K;
+        use crate::form::field::FieldKind as K;
         assert_eq!(kind(json!({"type":"string"})), Ok(K::String));
         assert_eq!(kind(json!({"type":"string","enum":["a"]})), Ok(K::Choice));
         assert_eq!(

@@ -33,7 +33,8 @@ impl Form {
     ///   required field, or a missing required field, makes the answer invalid.
     ///
     /// ```
-    /// use mrtr_guard::{Field, Form, Outcome, Reason};
+    /// use mrtr_guard::{Field, Form};
+    /// use mrtr_guard::form::{Outcome, Reason};
     /// use serde_json::json;
     ///
     /// let form = Form::builder("Age?").field(Field::integer("age").minimum(0).maximum(150).required()).build()?;
@@ -43,7 +44,7 @@ impl Form {
     ///     unreachable!()
     /// };
     /// assert_eq!(report.reason("age"), Some(Reason::NotAnInteger));
-    /// # Ok::<(), mrtr_guard::FormError>(())
+    /// # Ok::<(), mrtr_guard::form::FormError>(())
     /// ```
     #[must_use]
     pub fn validate(&self, result: &Value) -> Outcome {

@@ -27,7 +27,7 @@ impl Clock for SystemClock {
 /// A clock that reads what it was set to, for tests.
 ///
 /// ```
-/// use mrtr_guard::{Clock, FixedClock};
+/// use mrtr_guard::runtime::{Clock, FixedClock};
 /// use time::{Duration, OffsetDateTime};
 ///
 /// let t0 = OffsetDateTime::from_unix_timestamp(1_800_000_000)?;

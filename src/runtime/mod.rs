@@ -1,6 +1,10 @@
 //! The write-once multi-round handler: [`Flow`] (once per server) and
 //! [`Round`] (once per incoming call).
 //!
+//! The crate root re-exports [`Flow`], [`Call`], [`Round`], [`Reply`],
+//! [`Stop`] and [`Response`]; here besides are the clocks a test pins
+//! ([`Clock`], [`FixedClock`], [`SystemClock`]) and [`Failure`].
+//!
 //! A handler runs top-down on every round, from the top each time. It reads
 //! answers first; asks only for what is still missing; and finishes when all
 //! is in (side effects: see [`Round::once`]):
@@ -8,10 +12,9 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use mrtr_guard::{
-//!     CallParams, ClientCapabilities, Field, FixedClock, Flow, Form, KeyRing, MasterKey, Method,
-//!     RequestMeta, Response, StateCodec, Stop, Call,
-//! };
+//! use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, Method, Response, StateCodec, Stop, Call};
+//! use mrtr_guard::runtime::FixedClock;
+//! use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta};
 //! use serde_json::json;
 //! use time::OffsetDateTime;
 //!
@@ -35,7 +38,7 @@
 //! let state = asked.request_state().unwrap_or_default().to_owned();
 //!
 //! // Round 2: the client answers and echoes the state.
-//! let answers = mrtr_guard::InputResponses::from_json(&json!({
+//! let answers = mrtr_guard::wire::InputResponses::from_json(&json!({
 //!     "ship": {"action": "accept", "content": {"trackingNumber": "1Z999"}}}))?;
 //! let retry = Call::new(CallParams::new(Method::ToolsCall, "ShipOrder", meta.clone())
 //!     .with_input_responses(answers)
@@ -47,7 +50,6 @@
 
 mod budget;
 mod clock;
-mod misuse;
 mod reask;
 mod reply;
 mod round;
@@ -55,15 +57,14 @@ mod round;
 use std::sync::Arc;
 
 pub use clock::{Clock, FixedClock, SystemClock};
-pub use misuse::Misuse;
 pub use reply::{Failure, Reply, Response, Stop};
 #[cfg(feature = "rmcp")]
 pub(crate) use round::Opened;
 pub use round::Round;
 
-use crate::RpcError;
 use crate::state::StateCodec;
 use crate::wire::CallParams;
+use crate::wire::RpcError;
 use budget::Budget;
 
 /// Everything a server needs to run multi-round calls: the `requestState`
@@ -118,7 +119,8 @@ impl Flow {
     /// has emitted an event for it.
     ///
     /// ```
-    /// # use mrtr_guard::{Call, CallParams, ClientCapabilities, Flow, KeyRing, MasterKey, Method, RequestMeta, StateCodec};
+    /// # use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, StateCodec};
+    /// # use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta};
     /// use mrtr_guard::{RpcError, StateError};
     /// # let codec = StateCodec::builder("https://mcp.example.com", KeyRing::new(MasterKey::from_bytes(&[7; 32])?)).build()?;
     /// # let flow = Flow::new(codec);
@@ -170,14 +172,14 @@ impl Flow {
     /// together: the guarantee that no answer a round accepts makes a later
     /// state too long to mint.
     ///
-    /// A token of the codec's [`max_token_len`](crate::Policy::max_token_len)
+    /// A token of the codec's [`max_token_len`](crate::state::Policy::max_token_len)
     /// characters holds `floor(3 * max_token_len / 4)` bytes, of which the
     /// header and tag take 45 (sealed) or 37 (signed); the claims' fixed
     /// members take at most 131. Of the rest, the answers get three
     /// quarters, counting each as its key and its response as JSON plus 58
     /// bytes (`docs/FORMAT.md` §5.4); the other quarter is for the state's
     /// own part (questions, re-asks, effect names, application data), which
-    /// the round checks when it mints ([`Misuse::StateTooLarge`]).
+    /// the round checks when it mints ([`Misuse::StateTooLarge`](crate::wire::Misuse::StateTooLarge)).
     ///
     /// ```
     /// # use mrtr_guard::{Flow, KeyRing, MasterKey, StateCodec};
@@ -210,7 +212,7 @@ pub struct Call {
 
 impl Call {
     /// An anonymous call (tokens for it open only on a codec built with
-    /// [`allow_anonymous`](crate::CodecBuilder::allow_anonymous)).
+    /// [`allow_anonymous`](crate::state::CodecBuilder::allow_anonymous)).
     #[must_use]
     pub fn new(params: CallParams) -> Self {
         Self {

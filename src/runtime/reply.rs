@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use crate::RpcError;
 use crate::form::{AnswerError, BindError, Report};
 use crate::wire::InputRequiredResult;
+use crate::wire::RpcError;
 
 /// The state of one question in this round.
 ///
@@ -26,9 +26,9 @@ pub enum Reply<T> {
     /// The user dismissed the request (elicitation only).
     Cancelled,
     /// The answer broke the form's rules, or is too long for the flow to
-    /// carry ([`Problem::TooLarge`](crate::Problem::TooLarge)): the question
+    /// carry ([`Problem::TooLarge`](crate::form::Problem::TooLarge)): the question
     /// is asked again, saying why. After
-    /// [`Round::MAX_INVALID`](crate::Round::MAX_INVALID) invalid answers in a
+    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) invalid answers in a
     /// row it is not: the round ends with [`Response::Failed`], whatever the
     /// handler returns.
     Invalid(Report),
@@ -49,7 +49,7 @@ impl<T> Reply<T> {
 
     /// Whether the question is in this round's `inputRequests`: pending, or
     /// invalid and asked again (an answer that made
-    /// [`Round::MAX_INVALID`](crate::Round::MAX_INVALID) is not asked again:
+    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) is not asked again:
     /// the round ends with [`Response::Failed`]).
     pub fn is_asked(&self) -> bool {
         matches!(self, Self::Pending | Self::Invalid(_))
@@ -58,7 +58,7 @@ impl<T> Reply<T> {
 
 /// Why a handler stopped before completing; returned with `?`.
 ///
-/// [`Round::require`](crate::Round::require) produces the first three; errors
+/// [`Round::require`](crate::runtime::Round::require) produces the first three; errors
 /// of answer accessors and binding convert into [`Failed`](Self::Failed).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -66,7 +66,7 @@ pub enum Stop {
     /// Input is still needed: answer with this round's `inputRequests`.
     /// Returned when nothing was asked (and no ask was unsupported), it is a
     /// handler bug: the round ends with an internal error
-    /// ([`Misuse::NothingAsked`](crate::Misuse::NothingAsked)).
+    /// ([`Misuse::NothingAsked`](crate::wire::Misuse::NothingAsked)).
     Ask,
     /// The user declined the question under `key`.
     Declined {
@@ -124,7 +124,7 @@ impl From<BindError> for Stop {
     }
 }
 
-/// What a round ends with (see [`Round::complete`](crate::Round::complete)).
+/// What a round ends with (see [`Round::complete`](crate::runtime::Round::complete)).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Response<T> {
@@ -151,7 +151,7 @@ pub enum Response<T> {
 /// `Display` is a sentence that can be the text of a tool error.
 ///
 /// ```
-/// use mrtr_guard::Failure;
+/// use mrtr_guard::runtime::Failure;
 ///
 /// let failure = Failure::TooManyRounds { max_rounds: 10 };
 /// assert_eq!(
@@ -163,19 +163,19 @@ pub enum Response<T> {
 #[non_exhaustive]
 pub enum Failure {
     /// The answers to the question under `key` failed validation
-    /// [`Round::MAX_INVALID`](crate::Round::MAX_INVALID) times in a row.
+    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) times in a row.
     InvalidAnswers {
         /// The question's key (for the server; not in the text).
         key: String,
     },
     /// The flow needed to ask again but has asked as often as the policy
-    /// allows ([`Policy::max_rounds`](crate::Policy::max_rounds)).
+    /// allows ([`Policy::max_rounds`](crate::state::Policy::max_rounds)).
     TooManyRounds {
         /// The policy's round cap.
         max_rounds: u32,
     },
     /// The flow needed to ask again but its deadline
-    /// ([`Policy::flow_ttl`](crate::Policy::flow_ttl) after round 1) has
+    /// ([`Policy::flow_ttl`](crate::state::Policy::flow_ttl) after round 1) has
     /// passed.
     DeadlinePassed,
 }
@@ -187,7 +187,7 @@ impl fmt::Display for Failure {
                 f,
                 "the answer kept failing validation ({} invalid answers in a row) and the \
                  request was stopped; start it again",
-                crate::Round::MAX_INVALID
+                crate::runtime::Round::MAX_INVALID
             ),
             Self::TooManyRounds { max_rounds } => write!(
                 f,

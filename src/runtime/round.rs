@@ -8,13 +8,14 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::RpcError;
 use crate::form::Form;
 use crate::form::{Answers, Field, Outcome, Problem, Report};
 use crate::runtime::budget;
 use crate::runtime::reask::reask_message;
-use crate::runtime::{Call, Failure, Flow, Misuse, Reply, Response, Stop};
+use crate::runtime::{Call, Failure, Flow, Reply, Response, Stop};
 use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, Proven, Reask};
+use crate::wire::Misuse;
+use crate::wire::RpcError;
 use crate::wire::{
     ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
     InputRequest, InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,
@@ -282,7 +283,7 @@ impl<'f> Round<'f> {
     ///   state, so the effect runs again when the client retries with the
     ///   state it had;
     /// - a state from before the effect, presented again, runs it again,
-    ///   unless the codec has a [`ReplayGuard`](crate::ReplayGuard), which
+    ///   unless the codec has a [`ReplayGuard`](crate::state::ReplayGuard), which
     ///   refuses a state the second time; without one, design the effect to
     ///   be idempotent (an idempotency key, say the flow's state) or accept
     ///   that a replaying client can repeat it within the state's TTL;

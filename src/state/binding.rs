@@ -69,7 +69,7 @@ impl JsonDigest {
     /// The digest of `value`.
     ///
     /// ```
-    /// use mrtr_guard::JsonDigest;
+    /// use mrtr_guard::state::JsonDigest;
     /// use serde_json::json;
     ///
     /// assert_eq!(
@@ -148,7 +148,7 @@ impl<'a> Binding<'a> {
     }
 
     /// A binding with no principal. A codec opens and mints these only when
-    /// it was built with [`allow_anonymous`](crate::CodecBuilder::allow_anonymous);
+    /// it was built with [`allow_anonymous`](crate::state::CodecBuilder::allow_anonymous);
     /// anyone who holds such a token can use it.
     pub fn anonymous(method: Method, target: &'a str, arguments: Option<&Value>) -> Self {
         Self::build(None, method, target, arguments)

@@ -122,7 +122,7 @@ mod id_text {
 /// `Debug` shows the question's digest, never the response.
 ///
 /// ```
-/// use mrtr_guard::{JsonDigest, Proven};
+/// use mrtr_guard::state::{JsonDigest, Proven};
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
@@ -177,7 +177,7 @@ impl fmt::Debug for Proven {
 /// ```
 /// use std::num::NonZeroU32;
 ///
-/// use mrtr_guard::{JsonDigest, Reask};
+/// use mrtr_guard::state::{JsonDigest, Reask};
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
@@ -222,7 +222,8 @@ impl Reask {
 /// and the effect names, never an answer or the application data.
 ///
 /// ```
-/// use mrtr_guard::{Contents, JsonDigest, Proven};
+/// use mrtr_guard::Contents;
+/// use mrtr_guard::state::{JsonDigest, Proven};
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Ship?"}});
@@ -353,7 +354,7 @@ impl<A> fmt::Debug for Contents<A> {
     }
 }
 
-/// The verified contents of a token. Only [`StateCodec::open_at`](crate::StateCodec::open_at)
+/// The verified contents of a token. Only [`StateCodec::open_at`](crate::state::StateCodec::open_at)
 /// makes one, after the tag, the binding, the times and the round cap checked out.
 ///
 /// `Debug` shows the times, round, flow id, questions and answer keys, never
@@ -433,7 +434,7 @@ impl<A> Claims<A> {
     }
 
     /// The contents moved out, and the claims left with only their times,
-    /// round and flow id (enough for [`StateCodec::next`](crate::StateCodec::next)).
+    /// round and flow id (enough for [`StateCodec::next`](crate::state::StateCodec::next)).
     pub(crate) fn into_parts(self) -> (Claims<()>, Contents<A>) {
         let meta = Claims {
             meta: self.meta,

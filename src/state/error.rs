@@ -8,7 +8,7 @@ use crate::state::replay::ReplayError;
 ///
 /// Each variant names one reason, for logs and metrics ([`reason`](Self::reason)).
 /// The client is told none of them: every variant maps to the same JSON-RPC
-/// error ([`RpcError::invalid_request_state`](crate::RpcError::invalid_request_state)).
+/// error ([`RpcError::invalid_request_state`](crate::wire::RpcError::invalid_request_state)).
 /// A wrong tag and a wrong binding are one variant, [`Forged`](Self::Forged),
 /// on purpose: they cannot be told apart without the key, and should not be.
 #[derive(Debug, Clone, PartialEq, Eq)]

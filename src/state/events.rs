@@ -9,7 +9,7 @@
 //! | `key_id` | the header's key id, hex | once the token splits into its parts |
 //! | `flow_id` | the flow id, hex | once the tag verified and the claims parsed |
 //! | `round` | the round | as `flow_id` |
-//! | `guard_error` | the [`ReplayError`](crate::ReplayError) message | replay guard failures only |
+//! | `guard_error` | the [`ReplayError`](crate::state::ReplayError) message | replay guard failures only |
 //!
 //! A replay (`requestState replayed`) and a replay guard failure (`replay
 //! guard failed`) have their own messages and event names; every other reason

@@ -8,13 +8,14 @@ use crate::state::layout::{self, Mode, RawToken, SplitError};
 /// The structural facts of a token: its version, mode, key id and lengths.
 ///
 /// [`parse`](Self::parse) decodes the text strictly and splits the bytes by
-/// the layout the version byte names, as [`StateCodec::open_at`](crate::StateCodec::open_at)
+/// the layout the version byte names, as [`StateCodec::open_at`](crate::state::StateCodec::open_at)
 /// does first, and stops there: it holds no key, verifies nothing and never
 /// reads the claims (not even a signed token's clear ones). A token that
 /// parses may still be forged; only `open_at` tells.
 ///
 /// ```
-/// use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError, TokenInfo};
+/// use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+/// use mrtr_guard::state::TokenInfo;
 ///
 /// let key = MasterKey::from_bytes(&[7; 32])?;
 /// let key_id = key.id();

@@ -49,7 +49,7 @@ const LABEL_KEY_ID: &[u8] = b"mrtr-guard/v1/key-id";
 ///
 /// let key = MasterKey::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")?;
 /// assert_eq!(format!("{key:?}"), format!("MasterKey {{ id: KeyId({}), .. }}", key.id()));
-/// # Ok::<(), mrtr_guard::KeyError>(())
+/// # Ok::<(), mrtr_guard::state::KeyError>(())
 /// ```
 pub struct MasterKey {
     id: KeyId,
@@ -246,7 +246,7 @@ impl fmt::Debug for KeyId {
 /// let ring = KeyRing::new(new).with_verify_only(old)?;
 /// assert_eq!(ring.active_id(), new_id);
 /// assert!(ring.contains(old_id));
-/// # Ok::<(), mrtr_guard::KeyError>(())
+/// # Ok::<(), mrtr_guard::state::KeyError>(())
 /// ```
 #[derive(Debug)]
 pub struct KeyRing {

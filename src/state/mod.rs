@@ -1,4 +1,13 @@
 //! The `requestState` codec: mints and opens user-bound, expiring tokens.
+//!
+//! The crate root re-exports what a server sets up and calls
+//! ([`StateCodec`], [`KeyRing`], [`MasterKey`], [`Policy`], [`Mode`],
+//! [`Binding`], [`Method`], [`Contents`], [`StateError`], the replay guards).
+//! Here besides: what an opened token holds ([`Claims`], [`FlowId`],
+//! [`Proven`], [`Reask`]), the digest it binds arguments with
+//! ([`JsonDigest`]), a token's structure read without a key ([`TokenInfo`]),
+//! the builder ([`CodecBuilder`]) and the errors of keys, configuration,
+//! minting and replay guards.
 
 mod binding;
 mod buffer;
@@ -392,7 +401,7 @@ impl StateCodec {
     /// # Errors
     ///
     /// The first check that fails, as a [`StateError`]. Send the client
-    /// [`RpcError::invalid_request_state`](crate::RpcError::invalid_request_state),
+    /// [`RpcError::invalid_request_state`](crate::wire::RpcError::invalid_request_state),
     /// whatever the reason.
     pub fn open_at<A: DeserializeOwned>(
         &self,

@@ -21,7 +21,7 @@ use crate::state::claims::FlowId;
 /// is down or full), it must fail closed with an error, never accept.
 ///
 /// The codec passes `retain_until`, the token's expiry plus its policy's
-/// [`skew`](crate::Policy::skew): an instance whose clock runs up to the skew
+/// [`skew`](crate::state::Policy::skew): an instance whose clock runs up to the skew
 /// behind the one that consumed the token still opens it until then, so the
 /// entry must live at least that long. (Before 0.1 was released this argument
 /// was the bare expiry; implementations that stored it unchanged forgot
@@ -97,7 +97,8 @@ impl std::error::Error for ReplayError {}
 /// atomic "set if absent with expiry").
 ///
 /// ```
-/// use mrtr_guard::{MemoryReplayGuard, ReplayGuard, ReplayError};
+/// use mrtr_guard::{MemoryReplayGuard, ReplayGuard};
+/// use mrtr_guard::state::ReplayError;
 /// # use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, StateCodec};
 /// # use std::sync::Arc;
 /// # use time::{Duration, OffsetDateTime};

@@ -39,7 +39,7 @@ use crate::state::replay::{ReplayError, ReplayGuard};
 ///
 /// It fails closed: when Redis cannot be reached in time, or answers in error,
 /// `consume` returns [`ReplayError::Unavailable`] and the codec refuses the
-/// token ([`StateError::ReplayGuard`](crate::StateError::ReplayGuard)). The
+/// token ([`StateError::ReplayGuard`](crate::state::StateError::ReplayGuard)). The
 /// message names the kind of failure and never the URL or its credentials.
 ///
 /// <div class="warning">A call that times out after Redis applied the

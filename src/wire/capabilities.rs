@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 /// A member that is present but not a JSON object declares nothing.
 ///
 /// ```
-/// use mrtr_guard::ClientCapabilities;
+/// use mrtr_guard::wire::ClientCapabilities;
 /// use serde_json::json;
 ///
 /// let caps = ClientCapabilities::from_json(&json!({"elicitation": {}, "sampling": {}}))?;
@@ -45,12 +45,12 @@ impl ClientCapabilities {
     ///
     /// # Errors
     ///
-    /// [`RpcError::invalid_params`](crate::RpcError::invalid_params) when
+    /// [`RpcError::invalid_params`](crate::wire::RpcError::invalid_params) when
     /// `value` is not a JSON object.
-    pub fn from_json(value: &Value) -> Result<Self, crate::RpcError> {
+    pub fn from_json(value: &Value) -> Result<Self, crate::wire::RpcError> {
         match value {
             Value::Object(map) => Ok(Self(map.clone())),
-            _ => Err(crate::RpcError::invalid_params(
+            _ => Err(crate::wire::RpcError::invalid_params(
                 "clientCapabilities must be an object",
             )),
         }

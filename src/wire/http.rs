@@ -11,14 +11,14 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::RpcError;
 use crate::form::{Limits, parse_strict};
+use crate::wire::RpcError;
 use crate::wire::{PROTOCOL_VERSION, RequestMeta};
 
 /// Which protocol versions the header check accepts.
 ///
 /// ```
-/// use mrtr_guard::HeaderCheck;
+/// use mrtr_guard::wire::HeaderCheck;
 /// use serde_json::json;
 ///
 /// let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -172,7 +172,7 @@ where
 /// is literal. `None` for a wrapped value that does not decode.
 ///
 /// ```
-/// use mrtr_guard::decode_header_value;
+/// use mrtr_guard::wire::decode_header_value;
 ///
 /// assert_eq!(decode_header_value("=?base64?SGVsbG8=?=").as_deref(), Some("Hello"));
 /// assert_eq!(decode_header_value("=?base64?SGVsbG8?=").as_deref(), None);   // bad padding
@@ -197,7 +197,8 @@ pub fn decode_header_value(value: &str) -> Option<Cow<'_, str>> {
 /// one), trailing data, lone surrogates, more than `limits` allows.
 ///
 /// ```
-/// use mrtr_guard::{Limits, screen_body};
+/// use mrtr_guard::form::Limits;
+/// use mrtr_guard::wire::screen_body;
 ///
 /// assert!(screen_body(br#"{"a":1}"#, &Limits::default()).is_ok());
 /// let error = screen_body(br#"{"a":1,"a":2}"#, &Limits::default()).unwrap_err();

@@ -1,20 +1,28 @@
 //! MCP 2026-07-28 wire types for Multi Round-Trip Requests, and the HTTP
 //! header checks of the Streamable HTTP transport.
 //!
+//! Also the JSON-RPC error every failure becomes ([`RpcError`], re-exported
+//! at the crate root) and the handler mistake an internal error keeps for the
+//! server ([`Misuse`]).
+//!
 //! Every type here is plain serde over the exact wire names of the
 //! specification. Unions the schema leaves untagged (an `inputResponses`
 //! value, the mode of an elicitation) are told apart by which keys are
 //! present, never by trying serde variants in order.
 
 mod capabilities;
+mod error;
 mod http;
+mod misuse;
 mod params;
 mod request;
 mod response;
 mod result;
 
 pub use capabilities::ClientCapabilities;
+pub use error::RpcError;
 pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
+pub use misuse::Misuse;
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};

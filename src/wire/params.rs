@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::RpcError;
 use crate::state::Method;
+use crate::wire::RpcError;
 use crate::wire::{
     ClientCapabilities, InputResponses, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
 };
@@ -29,7 +29,7 @@ impl RequestMeta {
     /// Reads `params._meta` of a 2026-07-28 request.
     ///
     /// ```
-    /// use mrtr_guard::RequestMeta;
+    /// use mrtr_guard::wire::RequestMeta;
     /// use serde_json::json;
     ///
     /// let meta = RequestMeta::from_params(&json!({"_meta": {
@@ -82,7 +82,8 @@ impl RequestMeta {
 /// untrusted JSON: target, arguments, the retry fields and `_meta`.
 ///
 /// ```
-/// use mrtr_guard::{CallParams, Method, RpcError};
+/// use mrtr_guard::{Method, RpcError};
+/// use mrtr_guard::wire::CallParams;
 /// use serde_json::json;
 ///
 /// let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",

@@ -20,7 +20,7 @@ pub type InputRequests = BTreeMap<String, InputRequest>;
 /// refused).
 ///
 /// ```
-/// use mrtr_guard::{ElicitRequest, InputRequest};
+/// use mrtr_guard::wire::{ElicitRequest, InputRequest};
 /// use serde_json::json;
 ///
 /// let ask = InputRequest::Elicitation(ElicitRequest::url(
@@ -439,7 +439,7 @@ pub enum ElicitRequest {
     /// There is no `elicitationId`: MCP 2026-07-28 removed it (with
     /// `notifications/elicitation/complete`). To correlate the page with the
     /// flow, carry your own identifier in the state
-    /// ([`Round::set_app`](crate::Round::set_app)).
+    /// ([`Round::set_app`](crate::runtime::Round::set_app)).
     Url {
         /// What the user is asked.
         message: String,
@@ -466,7 +466,7 @@ impl ElicitRequest {
     /// declaration order.
     ///
     /// ```
-    /// use mrtr_guard::{ElicitRequest, InputRequest};
+    /// use mrtr_guard::wire::{ElicitRequest, InputRequest};
     /// use serde_json::json;
     ///
     /// let schema = json!({"type": "object", "properties": {
@@ -505,7 +505,7 @@ impl ElicitRequest {
 /// The params of a `sampling/createMessage` input request.
 ///
 /// ```
-/// use mrtr_guard::SamplingRequest;
+/// use mrtr_guard::wire::SamplingRequest;
 /// use serde_json::json;
 ///
 /// let ask = SamplingRequest::user_text("What is the capital of France?", 100)
@@ -673,7 +673,7 @@ mod tests {
         );
         let mut asks = InputRequests::new();
         asks.insert("team".into(), ask.clone());
-        let result = crate::InputRequiredResult::new(asks, "s".into());
+        let result = crate::wire::InputRequiredResult::new(asks, "s".into());
         let text = serde_json::to_string(&result).unwrap();
         assert!(text.find("teamSize") < text.find("roles"), "{text}");
         // The same request as the sorted `Value` says, and equal to it parsed back.

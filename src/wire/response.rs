@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::RpcError;
+use crate::wire::RpcError;
 
 /// The `inputResponses` of a retry: one answer per key, each a JSON object.
 ///
@@ -14,7 +14,7 @@ use crate::RpcError;
 /// verified state says were asked. Unknown keys are kept but never read.
 ///
 /// ```
-/// use mrtr_guard::{InputResponse, InputResponses};
+/// use mrtr_guard::wire::{InputResponse, InputResponses};
 /// use serde_json::json;
 ///
 /// let responses = InputResponses::from_json(&json!({
@@ -149,7 +149,7 @@ pub enum ElicitAction {
 /// An `ElicitResult`: `{"action": ..., "content": {...}}`.
 ///
 /// `action` must be exactly `"accept"`, `"decline"` or `"cancel"`. Form
-/// content is validated by [`Form::validate`](crate::Form::validate), which
+/// content is validated by [`Form::validate`](crate::form::Form::validate), which
 /// reads the raw value; this type serves URL mode (where content is ignored)
 /// and inspection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -39,7 +39,7 @@ impl ResultType {
 /// be built, and does not deserialize.
 ///
 /// ```
-/// use mrtr_guard::{InputRequest, InputRequiredResult, InputRequests, RootsRequest};
+/// use mrtr_guard::wire::{InputRequest, InputRequiredResult, InputRequests, RootsRequest};
 /// use serde_json::json;
 ///
 /// let mut asks = InputRequests::new();

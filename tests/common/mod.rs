@@ -5,10 +5,9 @@
 
 use std::sync::{Arc, LazyLock};
 
-use mrtr_guard::{
-    Call, CallParams, ClientCapabilities, FixedClock, Flow, InputResponses, KeyRing, MasterKey,
-    Method, Policy, RequestMeta, Response, RpcError, StateCodec,
-};
+use mrtr_guard::runtime::FixedClock;
+use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
+use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, Policy, Response, RpcError, StateCodec};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
@@ -28,7 +27,7 @@ pub fn harness() -> Harness {
 }
 
 pub fn harness_with(
-    configure: impl FnOnce(mrtr_guard::CodecBuilder) -> mrtr_guard::CodecBuilder,
+    configure: impl FnOnce(mrtr_guard::state::CodecBuilder) -> mrtr_guard::state::CodecBuilder,
 ) -> Harness {
     let key = MasterKey::from_bytes(&[9; 32]).unwrap();
     let codec = configure(StateCodec::builder(

@@ -9,7 +9,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mrtr_guard::Outcome;
+use mrtr_guard::form::Outcome;
 use mrtr_guard_peers::{accepted, rejected, ship_form};
 use serde_json::json;
 

@@ -5,16 +5,15 @@ use std::fmt;
 
 use serde_json::{Value, json};
 
-use crate::runtime::Misuse;
 use crate::state::StateError;
-use crate::wire::ClientCapabilities;
+use crate::wire::{ClientCapabilities, Misuse};
 
 /// A JSON-RPC error object: `{"code": ..., "message": ..., "data": ...}`.
 ///
 /// The crate builds these for the client; their messages are fixed text and
 /// never echo token bytes, claims, principals or submitted values.
 ///
-/// An error made from a [`StateError`] (as [`Flow::round`](crate::Flow::round)
+/// An error made from a [`StateError`] (as [`Flow::round`](crate::runtime::Flow::round)
 /// makes it) keeps that error for the server: [`state_error`](Self::state_error)
 /// and [`source`](std::error::Error::source) return it. So does an internal
 /// error made from a handler's [`Misuse`] ([`misuse`](Self::misuse)). Neither
@@ -165,7 +164,8 @@ impl RpcError {
     /// did not declare; `data.requiredCapabilities` names them. HTTP 400.
     ///
     /// ```
-    /// use mrtr_guard::{ClientCapabilities, RpcError};
+    /// use mrtr_guard::RpcError;
+    /// use mrtr_guard::wire::ClientCapabilities;
     /// use serde_json::json;
     ///
     /// let error = RpcError::missing_capability(&ClientCapabilities::none().with_sampling());
@@ -291,7 +291,8 @@ impl RpcError {
     /// server's logs, never for the client.
     ///
     /// ```
-    /// use mrtr_guard::{Misuse, RpcError};
+    /// use mrtr_guard::RpcError;
+    /// use mrtr_guard::wire::Misuse;
     ///
     /// let error = RpcError::from(Misuse::NothingAsked);
     /// assert_eq!(error.misuse(), Some(&Misuse::NothingAsked));

@@ -8,12 +8,12 @@
 
 use std::fmt;
 
-use crate::RpcError;
+use crate::wire::RpcError;
 
 /// A mistake in a handler's use of the runtime, found while ending a round.
 ///
 /// ```
-/// use mrtr_guard::Misuse;
+/// use mrtr_guard::wire::Misuse;
 ///
 /// assert_eq!(Misuse::NothingAsked.code(), "nothing_asked");
 /// assert_eq!(
@@ -24,7 +24,7 @@ use crate::RpcError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Misuse {
-    /// The handler returned [`Stop::Ask`](crate::Stop::Ask) without asking
+    /// The handler returned [`Stop::Ask`](crate::runtime::Stop::Ask) without asking
     /// anything: the client would retry, with nothing to answer, until the
     /// round cap.
     NothingAsked,
