@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
+use super::claims_json;
 use super::layout::{self, NONCE_LEN};
 use super::*;
 
@@ -203,9 +204,9 @@ fn load_all() -> Vec<(String, Vector)> {
 fn check_positive(vector: &Vector) {
     let binding = vector.binding.binding();
     let claims_json = vector.claims_json.as_deref().unwrap();
-    let claims = claims::decode::<Value>(claims_json.as_bytes()).unwrap();
+    let claims = claims_json::decode::<Value>(claims_json.as_bytes()).unwrap();
     assert_eq!(
-        claims::encode(claims.meta(), &claims.clone().into_contents()).unwrap(),
+        claims_json::encode(claims.meta(), &claims.clone().into_contents()).unwrap(),
         claims_json.as_bytes(),
         "{}: claims JSON is not in its one serialization",
         vector.name
@@ -987,8 +988,9 @@ fn build_positive(draft: &Draft, index: usize) -> Vector {
         reason: None,
     };
     let claims_bytes = serde_json::to_vec(&draft.claims).unwrap();
-    let claims = claims::decode::<Value>(&claims_bytes).unwrap();
-    let canonical_claims = claims::encode(claims.meta(), &claims.clone().into_contents()).unwrap();
+    let claims = claims_json::decode::<Value>(&claims_bytes).unwrap();
+    let canonical_claims =
+        claims_json::encode(claims.meta(), &claims.clone().into_contents()).unwrap();
     let binding = vector.binding.binding();
     let nonce: Option<[u8; NONCE_LEN]> = vector
         .nonce
