@@ -47,25 +47,25 @@ impl fmt::Debug for FlowId {
 }
 
 /// An answer an earlier round proved: the digest of the question it answers
-/// (as [`Contents::question`] records one) and the response that round
+/// (as [`StateContents::question`] records one) and the response that round
 /// accepted, a JSON object in the shape of an `inputResponses` entry (for
 /// instance `{"action": "accept", "content": {...}}`).
 ///
 /// `Debug` shows the question's digest, never the response.
 ///
 /// ```
-/// use mrtr_guard::state::{JsonDigest, Proven};
+/// use mrtr_guard::state::{JsonDigest, ProvenAnswer};
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
 /// let response = json!({"action": "accept", "content": {"email": "ada@example.com"}});
-/// let proven = Proven::new(JsonDigest::of(&ask), response.as_object().cloned().unwrap_or_default());
-/// assert_eq!(proven.question(), &JsonDigest::of(&ask));
-/// assert!(!format!("{proven:?}").contains("ada@"));
+/// let answer = ProvenAnswer::new(JsonDigest::of(&ask), response.as_object().cloned().unwrap_or_default());
+/// assert_eq!(answer.question(), &JsonDigest::of(&ask));
+/// assert!(!format!("{answer:?}").contains("ada@"));
 /// ```
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Proven {
+pub struct ProvenAnswer {
     /// The digest of the `inputRequests` entry answered.
     #[serde(rename = "q")]
     question: JsonDigest,
@@ -74,7 +74,7 @@ pub struct Proven {
     response: Map<String, Value>,
 }
 
-impl Proven {
+impl ProvenAnswer {
     /// The answer `response` to the question whose `inputRequests` entry has
     /// the digest `question`.
     pub fn new(question: JsonDigest, response: Map<String, Value>) -> Self {
@@ -92,9 +92,9 @@ impl Proven {
     }
 }
 
-impl fmt::Debug for Proven {
+impl fmt::Debug for ProvenAnswer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Proven")
+        f.debug_struct("ProvenAnswer")
             .field("question", &self.question)
             .finish_non_exhaustive()
     }
@@ -154,49 +154,49 @@ impl Reask {
 /// and the effect names, never an answer or the application data.
 ///
 /// ```
-/// use mrtr_guard::Contents;
-/// use mrtr_guard::state::{JsonDigest, Proven};
+/// use mrtr_guard::StateContents;
+/// use mrtr_guard::state::{JsonDigest, ProvenAnswer};
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Ship?"}});
 /// let email = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
 /// let response = json!({"action": "accept", "content": {"email": "ada@example.com"}});
-/// let contents = Contents::new(json!({"cart": 17}))
+/// let contents = StateContents::new(json!({"cart": 17}))
 ///     .question("ship", &ask)
-///     .answer("email", Proven::new(JsonDigest::of(&email), response.as_object().cloned().unwrap_or_default()));
+///     .answer("email", ProvenAnswer::new(JsonDigest::of(&email), response.as_object().cloned().unwrap_or_default()));
 /// assert_eq!(contents.questions()["ship"], JsonDigest::of(&ask));
 /// assert!(!format!("{contents:?}").contains("ada@"));
 /// ```
 #[derive(Clone, PartialEq)]
-pub struct Contents<A> {
+pub struct StateContents<A> {
     /// Question key -> digest of the `inputRequests` entry asked under it.
-    pub(super) asked: BTreeMap<String, JsonDigest>,
+    pub(super) questions: BTreeMap<String, JsonDigest>,
     /// Answer key -> the question it answers and the accepted response.
-    pub(super) proven: BTreeMap<String, Proven>,
+    pub(super) answers: BTreeMap<String, ProvenAnswer>,
     /// Question key -> the question first asked and its invalid answers.
     pub(super) reasks: BTreeMap<String, Reask>,
     /// Names of the effects that ran in this flow.
-    pub(super) once: BTreeSet<String>,
+    pub(super) ran_effects: BTreeSet<String>,
     pub(super) app: A,
 }
 
-/// [`Contents`] moved out, member by member.
+/// [`StateContents`] moved out, member by member.
 pub(crate) struct Parts<A> {
-    pub(crate) asked: BTreeMap<String, JsonDigest>,
-    pub(crate) proven: BTreeMap<String, Proven>,
+    pub(crate) questions: BTreeMap<String, JsonDigest>,
+    pub(crate) answers: BTreeMap<String, ProvenAnswer>,
     pub(crate) reasks: BTreeMap<String, Reask>,
-    pub(crate) once: BTreeSet<String>,
+    pub(crate) ran_effects: BTreeSet<String>,
     pub(crate) app: A,
 }
 
-impl<A> Contents<A> {
-    /// Contents holding only the application's data.
+impl<A> StateContents<A> {
+    /// StateContents holding only the application's data.
     pub fn new(app: A) -> Self {
         Self {
-            asked: BTreeMap::new(),
-            proven: BTreeMap::new(),
+            questions: BTreeMap::new(),
+            answers: BTreeMap::new(),
             reasks: BTreeMap::new(),
-            once: BTreeSet::new(),
+            ran_effects: BTreeSet::new(),
             app,
         }
     }
@@ -211,14 +211,14 @@ impl<A> Contents<A> {
     /// Records a question by the digest of its `inputRequests` entry.
     #[must_use]
     pub fn question_digest(mut self, key: impl Into<String>, digest: JsonDigest) -> Self {
-        self.asked.insert(key.into(), digest);
+        self.questions.insert(key.into(), digest);
         self
     }
 
     /// Carries an answer that an earlier round proved.
     #[must_use]
-    pub fn answer(mut self, key: impl Into<String>, proven: Proven) -> Self {
-        self.proven.insert(key.into(), proven);
+    pub fn answer(mut self, key: impl Into<String>, answer: ProvenAnswer) -> Self {
+        self.answers.insert(key.into(), answer);
         self
     }
 
@@ -233,19 +233,19 @@ impl<A> Contents<A> {
 
     /// Records that the effect `name` ran in this flow.
     #[must_use]
-    pub fn ran(mut self, name: impl Into<String>) -> Self {
-        self.once.insert(name.into());
+    pub fn ran_effect(mut self, name: impl Into<String>) -> Self {
+        self.ran_effects.insert(name.into());
         self
     }
 
     /// The questions, by `inputRequests` key.
     pub fn questions(&self) -> &BTreeMap<String, JsonDigest> {
-        &self.asked
+        &self.questions
     }
 
     /// The carried answers, by key.
-    pub fn answers(&self) -> &BTreeMap<String, Proven> {
-        &self.proven
+    pub fn answers(&self) -> &BTreeMap<String, ProvenAnswer> {
+        &self.answers
     }
 
     /// The re-asks among the questions, by key.
@@ -255,7 +255,7 @@ impl<A> Contents<A> {
 
     /// The names of the effects that ran in this flow.
     pub fn ran_effects(&self) -> &BTreeSet<String> {
-        &self.once
+        &self.ran_effects
     }
 
     /// The application's data.
@@ -266,22 +266,22 @@ impl<A> Contents<A> {
     /// Every member, moved out.
     pub(crate) fn into_parts(self) -> Parts<A> {
         Parts {
-            asked: self.asked,
-            proven: self.proven,
+            questions: self.questions,
+            answers: self.answers,
             reasks: self.reasks,
-            once: self.once,
+            ran_effects: self.ran_effects,
             app: self.app,
         }
     }
 }
 
-impl<A> fmt::Debug for Contents<A> {
+impl<A> fmt::Debug for StateContents<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Contents")
-            .field("questions", &self.asked)
-            .field("answers", &self.proven)
+        f.debug_struct("StateContents")
+            .field("questions", &self.questions)
+            .field("answers", &self.answers)
             .field("reasks", &self.reasks)
-            .field("ran", &self.once)
+            .field("ran_effects", &self.ran_effects)
             .finish_non_exhaustive()
     }
 }
@@ -294,7 +294,7 @@ impl<A> fmt::Debug for Contents<A> {
 #[derive(Clone, PartialEq)]
 pub struct Claims<A> {
     pub(super) meta: Meta,
-    pub(super) contents: Contents<A>,
+    pub(super) contents: StateContents<A>,
 }
 
 /// The claims the codec sets: times and the flow's position.
@@ -341,7 +341,7 @@ impl<A> Claims<A> {
     }
 
     /// Answers proven by earlier rounds.
-    pub fn answers(&self) -> &BTreeMap<String, Proven> {
+    pub fn answers(&self) -> &BTreeMap<String, ProvenAnswer> {
         self.contents.answers()
     }
 
@@ -361,16 +361,16 @@ impl<A> Claims<A> {
     }
 
     /// The carried contents, to build the next token from.
-    pub fn into_contents(self) -> Contents<A> {
+    pub fn into_contents(self) -> StateContents<A> {
         self.contents
     }
 
     /// The contents moved out, and the claims left with only their times,
     /// round and flow id (enough for [`StateCodec::next`](crate::state::StateCodec::next)).
-    pub(crate) fn into_parts(self) -> (Claims<()>, Contents<A>) {
+    pub(crate) fn into_parts(self) -> (Claims<()>, StateContents<A>) {
         let meta = Claims {
             meta: self.meta,
-            contents: Contents::new(()),
+            contents: StateContents::new(()),
         };
         (meta, self.contents)
     }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use time::OffsetDateTime;
 
 use crate::state::binding::JsonDigest;
-use crate::state::claims::{Claims, Contents, FlowId, Meta, Proven, Reask};
+use crate::state::claims::{Claims, FlowId, Meta, ProvenAnswer, Reask, StateContents};
 
 /// As in the claims: strict unpadded base64url of the 16 bytes.
 impl Serialize for FlowId {
@@ -106,7 +106,7 @@ struct WireOut<'a, A> {
     rnd: u32,
     fid: FlowId,
     q: &'a BTreeMap<String, JsonDigest>,
-    ans: &'a BTreeMap<String, Proven>,
+    ans: &'a BTreeMap<String, ProvenAnswer>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     inv: &'a BTreeMap<String, Reask>,
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
@@ -128,7 +128,7 @@ struct WireIn<A> {
     #[serde(deserialize_with = "unique_keys")]
     q: BTreeMap<String, JsonDigest>,
     #[serde(deserialize_with = "unique_keys")]
-    ans: BTreeMap<String, Proven>,
+    ans: BTreeMap<String, ProvenAnswer>,
     #[serde(default, deserialize_with = "present_unique_keys")]
     inv: BTreeMap<String, Reask>,
     #[serde(default, deserialize_with = "present_names")]
@@ -212,7 +212,7 @@ fn present_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeSet<
 #[cfg(test)]
 pub(crate) fn encode<A: Serialize>(
     meta: &Meta,
-    contents: &Contents<A>,
+    contents: &StateContents<A>,
 ) -> Result<Vec<u8>, serde_json::Error> {
     let mut out = Vec::new();
     encode_into(meta, contents, &mut out)?;
@@ -222,7 +222,7 @@ pub(crate) fn encode<A: Serialize>(
 /// Writes the claims JSON to `out`, where the codec seals it in place.
 pub(crate) fn encode_into<A: Serialize>(
     meta: &Meta,
-    contents: &Contents<A>,
+    contents: &StateContents<A>,
     out: impl std::io::Write,
 ) -> Result<(), serde_json::Error> {
     let wire = WireOut {
@@ -231,10 +231,10 @@ pub(crate) fn encode_into<A: Serialize>(
         dl: meta.deadline.unix_timestamp(),
         rnd: meta.round,
         fid: meta.flow_id,
-        q: &contents.asked,
-        ans: &contents.proven,
+        q: &contents.questions,
+        ans: &contents.answers,
         inv: &contents.reasks,
-        once: &contents.once,
+        once: &contents.ran_effects,
         app: &contents.app,
     };
     serde_json::to_writer(out, &wire)
@@ -256,11 +256,11 @@ pub(crate) fn decode<A: DeserializeOwned>(bytes: &[u8]) -> Option<Claims<A>> {
             round: wire.rnd,
             flow_id: wire.fid,
         },
-        contents: Contents {
-            asked: wire.q,
-            proven: wire.ans,
+        contents: StateContents {
+            questions: wire.q,
+            answers: wire.ans,
             reasks: wire.inv,
-            once: wire.once,
+            ran_effects: wire.once,
             app: wire.app,
         },
     })
@@ -278,6 +278,7 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::state::layout;
 
     fn sample() -> Claims<Value> {
         Claims {
@@ -288,15 +289,15 @@ mod tests {
                 round: 2,
                 flow_id: FlowId::from_bytes([7; 16]),
             },
-            contents: Contents::new(json!({"n": 1}))
+            contents: StateContents::new(json!({"n": 1}))
                 .question("ship", &json!({"method": "elicitation/create"}))
                 .answer("email", proven_email()),
         }
     }
 
-    fn proven_email() -> Proven {
+    fn proven_email() -> ProvenAnswer {
         let response = json!({"action": "accept", "content": {"email": "a@b.example"}});
-        Proven::new(
+        ProvenAnswer::new(
             JsonDigest::from_bytes([9; 32]),
             response.as_object().cloned().unwrap(),
         )
@@ -318,20 +319,20 @@ mod tests {
             round: u32::MAX,
             flow_id: FlowId::from_bytes([0xff; 16]),
         };
-        let len = |contents: &Contents<()>| encode(&meta, contents).unwrap().len();
-        let bare = len(&Contents::new(()));
+        let len = |contents: &StateContents<()>| encode(&meta, contents).unwrap().len();
+        let bare = len(&StateContents::new(()));
         assert_eq!(bare, SKELETON_LEN + "null".len());
         let response = json!({"action": "decline"}).as_object().cloned().unwrap();
-        let proven = Proven::new(JsonDigest::from_bytes([9; 32]), response);
-        let one = len(&Contents::new(()).answer("k", proven.clone()));
-        let two = len(&Contents::new(())
+        let proven = ProvenAnswer::new(JsonDigest::from_bytes([9; 32]), response);
+        let one = len(&StateContents::new(()).answer("k", proven.clone()));
+        let two = len(&StateContents::new(())
             .answer("k", proven.clone())
             .answer("l", proven));
         let frame = r#""k""#.len() + r#"{"action":"decline"}"#.len() + ANSWER_FRAME_LEN;
         assert_eq!(one - bare, frame - 1, "the first answer has no comma");
         assert_eq!(two - one, frame);
         let reask = Reask::new(JsonDigest::from_bytes([9; 32]), NonZeroU32::MIN);
-        let with_inv = Contents::new(()).question_digest("k", JsonDigest::from_bytes([9; 32]));
+        let with_inv = StateContents::new(()).question_digest("k", JsonDigest::from_bytes([9; 32]));
         let inv = len(&with_inv.clone().reask("k", reask)) - len(&with_inv);
         assert_eq!(
             inv,
@@ -340,7 +341,7 @@ mod tests {
                     .unwrap()
                     .len()
         );
-        let once = len(&Contents::new(()).ran("e")) - bare;
+        let once = len(&StateContents::new(()).ran_effect("e")) - bare;
         assert_eq!(once, ONCE_MEMBER_LEN + r#"["e"]"#.len());
     }
 
@@ -444,5 +445,31 @@ mod tests {
         assert!(decode::<Value>(negative_round.as_bytes()).is_none());
         let huge_round = good.replacen(r#""rnd":2"#, r#""rnd":4294967296"#, 1);
         assert!(decode::<Value>(huge_round.as_bytes()).is_none());
+    }
+
+    /// §5.2: the claims JSON is strict about its own members, and takes `r`
+    /// and an untyped `app` as `serde_json` does: the last of a repeated name.
+    #[test]
+    fn a_repeated_name_inside_r_or_app_keeps_the_last() {
+        let digest = layout::encode_id(&[9; 32]);
+        let text = format!(
+            concat!(
+                r#"{{"iat":1800000000,"exp":1800000600,"dl":1800001800,"rnd":1,"#,
+                r#""fid":"BwcHBwcHBwcHBwcHBwcHBw","q":{{}},"#,
+                r#""ans":{{"k":{{"q":"{d}","r":{{"a":1,"a":2}}}}}},"app":{{"x":1,"x":2}}}}"#
+            ),
+            d = digest
+        );
+        let claims = decode::<Value>(text.as_bytes()).unwrap();
+        assert_eq!(claims.answers()["k"].response()["a"], json!(2));
+        assert_eq!(claims.app(), &json!({"x": 2}));
+        let deep = |n: usize| {
+            text.replace(
+                r#""app":{"x":1,"x":2}"#,
+                &format!(r#""app":{}{}"#, "[".repeat(n), "]".repeat(n)),
+            )
+        };
+        assert!(decode::<Value>(deep(126).as_bytes()).is_some());
+        assert!(decode::<Value>(deep(127).as_bytes()).is_none());
     }
 }

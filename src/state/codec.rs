@@ -10,7 +10,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::state::binding::Binding;
 use crate::state::buffer::TokenBuffer;
-use crate::state::claims::{Claims, Contents, FlowId, Meta};
+use crate::state::claims::{Claims, FlowId, Meta, StateContents};
 use crate::state::error::{ConfigError, MintError, StateError};
 use crate::state::events::Seen;
 use crate::state::keys::{self, KeyRing};
@@ -28,7 +28,7 @@ use crate::state::{claims_json, context, sealed, signed};
 /// that carries it.
 ///
 /// ```
-/// use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, StateCodec, StateError};
+/// use mrtr_guard::{Binding, StateContents, KeyRing, MasterKey, Method, StateCodec, StateError};
 /// use serde_json::json;
 /// use time::{Duration, OffsetDateTime};
 ///
@@ -38,7 +38,7 @@ use crate::state::{claims_json, context, sealed, signed};
 /// let args = json!({"orderId": 42});
 /// let binding = Binding::new("user-7", Method::ToolsCall, "ShipOrder", Some(&args));
 /// let now = OffsetDateTime::from_unix_timestamp(1_800_000_000)?;
-/// let token = codec.start_at(&binding, &Contents::new(json!({"step": 1})), now)?;
+/// let token = codec.start_at(&binding, &StateContents::new(json!({"step": 1})), now)?;
 ///
 /// let claims = codec.open_at::<serde_json::Value>(&token, &binding, now + Duration::minutes(1))?;
 /// assert_eq!(claims.app(), &json!({"step": 1}));
@@ -107,7 +107,7 @@ impl StateCodec {
     pub fn start<A: Serialize>(
         &self,
         binding: &Binding<'_>,
-        contents: &Contents<A>,
+        contents: &StateContents<A>,
     ) -> Result<String, MintError> {
         self.start_at(binding, contents, OffsetDateTime::now_utc())
     }
@@ -124,7 +124,7 @@ impl StateCodec {
     pub fn start_at<A: Serialize>(
         &self,
         binding: &Binding<'_>,
-        contents: &Contents<A>,
+        contents: &StateContents<A>,
         now: OffsetDateTime,
     ) -> Result<String, MintError> {
         // One call to the OS generator for the flow id and the nonce: each
@@ -162,7 +162,7 @@ impl StateCodec {
         &self,
         binding: &Binding<'_>,
         previous: &Claims<B>,
-        contents: &Contents<A>,
+        contents: &StateContents<A>,
     ) -> Result<String, MintError> {
         self.next_at(binding, previous, contents, OffsetDateTime::now_utc())
     }
@@ -182,7 +182,7 @@ impl StateCodec {
         &self,
         binding: &Binding<'_>,
         previous: &Claims<B>,
-        contents: &Contents<A>,
+        contents: &StateContents<A>,
         now: OffsetDateTime,
     ) -> Result<String, MintError> {
         let round = previous
@@ -362,7 +362,7 @@ impl StateCodec {
         &self,
         binding: &Binding<'_>,
         meta: &Meta,
-        contents: &Contents<A>,
+        contents: &StateContents<A>,
         nonce: Option<[u8; NONCE_LEN]>,
     ) -> Result<String, MintError> {
         let mut buffer = TokenBuffer::new(self.mode);
@@ -527,7 +527,7 @@ struct Mint<'a, A> {
     round: u32,
     /// The flow's absolute deadline; the token expires by it at the latest.
     deadline: OffsetDateTime,
-    contents: &'a Contents<A>,
+    contents: &'a StateContents<A>,
     now: OffsetDateTime,
     /// Fixed only by the known-answer vectors; drawn from the OS otherwise.
     nonce: Option<[u8; NONCE_LEN]>,
