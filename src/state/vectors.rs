@@ -69,6 +69,10 @@ struct Vector {
     expect: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// The verifier's application type: absent for any JSON value,
+    /// `"object"` for a type that accepts only an object (§10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    app_type: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -268,8 +272,17 @@ fn check_negative(vector: &Vector) {
             vector.name
         );
     }
-    let result = codec.open_at::<Value>(&vector.token, &binding, vector.now());
-    let reason = result.as_ref().err().map(StateError::reason);
+    let reason = match vector.app_type.as_deref() {
+        None => codec
+            .open_at::<Value>(&vector.token, &binding, vector.now())
+            .err(),
+        Some("object") => codec
+            .open_at::<serde_json::Map<String, Value>>(&vector.token, &binding, vector.now())
+            .err(),
+        Some(other) => panic!("{}: unknown app_type {other}", vector.name),
+    }
+    .as_ref()
+    .map(StateError::reason);
     assert_eq!(
         reason,
         vector.reason.as_deref(),

@@ -622,6 +622,7 @@ fn build_positive(draft: &Draft, index: usize) -> Vector {
         now: draft.now,
         expect: "valid".to_owned(),
         reason: None,
+        app_type: None,
     };
     let claims_bytes = serde_json::to_vec(&draft.claims).unwrap();
     let claims = claims_json::decode::<Value>(&claims_bytes).unwrap();
@@ -1114,7 +1115,7 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
         .codec(false)
         .open_at::<Value>(&control, &base.binding.binding(), base.now());
     assert!(opened.is_ok(), "the claims with inv and once open");
-    let edits: Vec<(&str, &str, String, String)> = vec![
+    let mut edits: Vec<(&str, &str, String, String)> = vec![
         (
             "duplicate-member",
             "a top-level member twice",
@@ -1332,6 +1333,7 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
         once("once-not-strings", "an effect name that is a number", "[1]"),
         once("once-not-array", "once a string", r#""mail""#),
     ];
+    edits.extend(strictness_edits(&good, email));
     edits
         .into_iter()
         .enumerate()
@@ -1350,6 +1352,87 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
             )
         })
         .collect()
+}
+
+/// The edits for the rules of §5.2 that revision 2 first wrote down: `ans`
+/// not an object, how deep the claims nest, which number literals `rnd` is,
+/// lone surrogates and numbers beyond a double anywhere in the claims.
+/// Appended after the older edits, so those keep their nonces.
+fn strictness_edits(good: &str, email: &str) -> Vec<(&'static str, &'static str, String, String)> {
+    let ans = format!(r#""ans":{{"email":{{"q":"{email}","r":{{"action":"decline"}}}}}}"#);
+    assert_eq!(good.matches(ans.as_str()).count(), 1);
+    let app = r#""app":{}"#;
+    let too_deep = format!(r#""app":{}{}"#, "[".repeat(127), "]".repeat(127));
+    vec![
+        ("ans-not-object", "ans an array", ans, r#""ans":[]"#.into()),
+        (
+            "app-too-deep",
+            "app 127 arrays deep: with the claims object, 128 levels of nesting",
+            app.into(),
+            too_deep,
+        ),
+        (
+            "app-lone-surrogate",
+            "a lone surrogate escape in app",
+            app.into(),
+            r#""app":"\ud800""#.into(),
+        ),
+        (
+            "app-number-beyond-double",
+            "a number in app beyond the range of a double",
+            app.into(),
+            r#""app":1e400"#.into(),
+        ),
+        (
+            "rnd-integral-fraction",
+            "rnd written as a fraction",
+            r#""rnd":1,"#.into(),
+            r#""rnd":1.0,"#.into(),
+        ),
+        (
+            "rnd-exponent",
+            "rnd written with an exponent",
+            r#""rnd":1,"#.into(),
+            r#""rnd":1e0,"#.into(),
+        ),
+    ]
+}
+
+/// Authentic tokens at the length limits of the layout (§2), and an `app`
+/// the verifier's application type does not accept (§5.2).
+fn limit_negatives(base: &Vector) -> Vec<Vector> {
+    let shortest = seal_raw(base, b"", 60);
+    vec![
+        negative(
+            base,
+            "shortest-authentic",
+            "the shortest token the layout allows (header and tag, no claims), authentic: the empty claims do not parse",
+            "bad_claims",
+            |v| v.token.clone_from(&shortest),
+        ),
+        negative(
+            base,
+            "one-under-shortest",
+            "the shortest authentic token with its last byte removed: too short for the layout",
+            "malformed",
+            |v| {
+                v.token = edit_bytes(&shortest, |b| {
+                    b.pop();
+                })
+            },
+        ),
+        negative(
+            base,
+            "app-wrong-type",
+            "authentic claims whose app is a string, for a verifier whose application type is an object",
+            "bad_claims",
+            |v| {
+                let plain = good_claims_text().replacen(r#""app":{}"#, r#""app":"cart""#, 1);
+                v.token = seal_raw(v, plain.as_bytes(), 61);
+                v.app_type = Some("object".to_owned());
+            },
+        ),
+    ]
 }
 
 /// Every vector file, as the generator makes it: (file name, text).
@@ -1461,6 +1544,9 @@ fn negatives(positives: &[Vector]) -> Vec<Vector> {
     }
     for mode in ["sealed", "signed"] {
         negatives.extend(edge_negatives(mode, positives));
+    }
+    for mode in ["sealed", "signed"] {
+        negatives.extend(limit_negatives(by_name(&format!("{mode}-basic"))));
     }
     negatives
 }
