@@ -1073,41 +1073,19 @@ fn good_claims_text() -> String {
 }
 
 /// A negative vector for every rule of the claims (§5, §8 step 7): authentic
-/// tokens whose claims break exactly one rule.
+/// tokens whose claims break exactly one rule, each an edit of the good
+/// claims (which open, checked first).
 fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
     let good = good_claims_text();
-    let ship =
-        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Ship?"}}));
-    let email =
-        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Email?"}}));
-    let (ship, email) = (ship.as_str().unwrap(), email.as_str().unwrap());
-    let id = |n: usize| layout::encode_id(&vec![7; n]);
+    let (ship, email) = (ship_digest(), email_digest());
     let control = seal_raw(base, good.as_bytes(), 99);
     let opened = base
         .codec(false)
         .open_at::<Value>(&control, &base.binding.binding(), base.now());
     assert!(opened.is_ok(), "the claims the negatives edit must open");
-    // `inv` and `once` are absent from the good claims: these add them.
-    let tail = r#","app":{}}"#;
-    let inv = |name, description, value: String| {
-        (
-            name,
-            description,
-            tail.to_owned(),
-            format!(r#","inv":{value}{tail}"#),
-        )
-    };
-    let once = |name, description, value: &str| {
-        (
-            name,
-            description,
-            tail.to_owned(),
-            format!(r#","once":{value}{tail}"#),
-        )
-    };
     let with_both = good.replacen(
-        tail,
-        &format!(r#","inv":{{"ship":{{"q":"{ship}","n":2}}}},"once":["mail"]{tail}"#),
+        CLAIMS_TAIL,
+        &format!(r#","inv":{{"ship":{{"q":"{ship}","n":2}}}},"once":["mail"]{CLAIMS_TAIL}"#),
         1,
     );
     let control = seal_raw(base, with_both.as_bytes(), 98);
@@ -1115,7 +1093,82 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
         .codec(false)
         .open_at::<Value>(&control, &base.binding.binding(), base.now());
     assert!(opened.is_ok(), "the claims with inv and once open");
-    let mut edits: Vec<(&str, &str, String, String)> = vec![
+    // The order fixes each vector's nonce: new edits go last.
+    let edits = [
+        member_and_number_edits(&good),
+        identifier_edits(&ship),
+        answer_edits(&email),
+        reask_and_effect_edits(&ship, &email),
+        strictness_edits(&good, &email),
+    ]
+    .concat();
+    edits
+        .into_iter()
+        .enumerate()
+        .map(|(index, (name, description, from, to))| {
+            assert_eq!(good.matches(from.as_str()).count(), 1, "{name}");
+            let plain = good.replacen(&from, &to, 1);
+            let description = format!("authentic, but the claims break a rule: {description}");
+            negative(
+                base,
+                &format!("claims-{name}"),
+                &description,
+                "bad_claims",
+                |v| {
+                    v.token = seal_raw(v, plain.as_bytes(), 100 + index as u8);
+                },
+            )
+        })
+        .collect()
+}
+
+/// One edit of the good claims: name, description, the text replaced, and
+/// what replaces it.
+type Edit = (&'static str, &'static str, String, String);
+
+/// How the good claims end; `inv` and `once`, absent from them, go before it.
+const CLAIMS_TAIL: &str = r#","app":{}}"#;
+
+fn ship_digest() -> String {
+    let ship =
+        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Ship?"}}));
+    ship.as_str().unwrap().to_owned()
+}
+
+fn email_digest() -> String {
+    let email =
+        digest_text(&json!({"method": "elicitation/create", "params": {"message": "Email?"}}));
+    email.as_str().unwrap().to_owned()
+}
+
+/// An identifier of `n` bytes, spelled as the claims spell them.
+fn id(n: usize) -> String {
+    layout::encode_id(&vec![7; n])
+}
+
+/// Adds `inv` with `value` to the good claims.
+fn inv_edit(name: &'static str, description: &'static str, value: String) -> Edit {
+    (
+        name,
+        description,
+        CLAIMS_TAIL.to_owned(),
+        format!(r#","inv":{value}{CLAIMS_TAIL}"#),
+    )
+}
+
+/// Adds `once` with `value` to the good claims.
+fn once_edit(name: &'static str, description: &'static str, value: &str) -> Edit {
+    (
+        name,
+        description,
+        CLAIMS_TAIL.to_owned(),
+        format!(r#","once":{value}{CLAIMS_TAIL}"#),
+    )
+}
+
+/// The claims as a whole, the times and `rnd`.
+fn member_and_number_edits(good: &str) -> Vec<Edit> {
+    vec![
         (
             "duplicate-member",
             "a top-level member twice",
@@ -1125,7 +1178,7 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
         (
             "not-an-object",
             "the claims are a JSON array",
-            good.clone(),
+            good.to_owned(),
             format!("[{good}]"),
         ),
         (
@@ -1188,6 +1241,12 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
             r#""rnd":1"#.into(),
             r#""rnd":-0"#.into(),
         ),
+    ]
+}
+
+/// The flow id and the digests of `q`.
+fn identifier_edits(ship: &str) -> Vec<Edit> {
+    vec![
         (
             "fid-15-bytes",
             "a flow id of 15 bytes",
@@ -1236,6 +1295,12 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
             format!(r#""q":{{"ship":"{ship}"}}"#),
             "\"q\":[]".into(),
         ),
+    ]
+}
+
+/// `ans` and its answers.
+fn answer_edits(email: &str) -> Vec<Edit> {
+    vec![
         (
             "ans-digest-31-bytes",
             "an answer's question digest of 31 bytes",
@@ -1278,87 +1343,74 @@ fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
             r#""ans":{"#.into(),
             format!(r#""ans":{{"email":{{"q":"{email}","r":{{}}}},"#),
         ),
-        inv("inv-empty", "inv present but empty", "{}".into()),
-        inv(
+    ]
+}
+
+/// `inv` and `once`.
+fn reask_and_effect_edits(ship: &str, email: &str) -> Vec<Edit> {
+    vec![
+        inv_edit("inv-empty", "inv present but empty", "{}".into()),
+        inv_edit(
             "inv-not-object",
             "inv an array",
             format!(r#"[{{"q":"{ship}","n":1}}]"#),
         ),
-        inv(
+        inv_edit(
             "inv-key-not-asked",
             "a re-ask under a key that is not in q",
             format!(r#"{{"email":{{"q":"{email}","n":1}}}}"#),
         ),
-        inv(
+        inv_edit(
             "inv-key-twice",
             "a re-ask key twice",
             format!(r#"{{"ship":{{"q":"{ship}","n":1}},"ship":{{"q":"{ship}","n":2}}}}"#),
         ),
-        inv(
+        inv_edit(
             "inv-count-zero",
             "a re-ask after 0 invalid answers",
             format!(r#"{{"ship":{{"q":"{ship}","n":0}}}}"#),
         ),
-        inv(
+        inv_edit(
             "inv-count-above-u32",
             "a re-ask count of 2^32",
             format!(r#"{{"ship":{{"q":"{ship}","n":4294967296}}}}"#),
         ),
-        inv(
+        inv_edit(
             "inv-count-fraction",
             "a re-ask count written as a fraction",
             format!(r#"{{"ship":{{"q":"{ship}","n":1.0}}}}"#),
         ),
-        inv(
+        inv_edit(
             "inv-missing-count",
             "a re-ask without n",
             format!(r#"{{"ship":{{"q":"{ship}"}}}}"#),
         ),
-        inv(
+        inv_edit(
             "inv-extra-member",
             "a re-ask with a third member",
             format!(r#"{{"ship":{{"q":"{ship}","n":1,"x":1}}}}"#),
         ),
-        inv(
+        inv_edit(
             "inv-digest-31-bytes",
             "a re-ask's question digest of 31 bytes",
             format!(r#"{{"ship":{{"q":"{}","n":1}}}}"#, id(31)),
         ),
-        once("once-empty", "once present but empty", "[]"),
-        once(
+        once_edit("once-empty", "once present but empty", "[]"),
+        once_edit(
             "once-name-twice",
             "an effect name twice",
             r#"["mail","mail"]"#,
         ),
-        once("once-not-strings", "an effect name that is a number", "[1]"),
-        once("once-not-array", "once a string", r#""mail""#),
-    ];
-    edits.extend(strictness_edits(&good, email));
-    edits
-        .into_iter()
-        .enumerate()
-        .map(|(index, (name, description, from, to))| {
-            assert_eq!(good.matches(from.as_str()).count(), 1, "{name}");
-            let plain = good.replacen(&from, &to, 1);
-            let description = format!("authentic, but the claims break a rule: {description}");
-            negative(
-                base,
-                &format!("claims-{name}"),
-                &description,
-                "bad_claims",
-                |v| {
-                    v.token = seal_raw(v, plain.as_bytes(), 100 + index as u8);
-                },
-            )
-        })
-        .collect()
+        once_edit("once-not-strings", "an effect name that is a number", "[1]"),
+        once_edit("once-not-array", "once a string", r#""mail""#),
+    ]
 }
 
 /// The edits for the rules of §5.2 that revision 2 first wrote down: `ans`
 /// not an object, how deep the claims nest, which number literals `rnd` is,
 /// lone surrogates and numbers beyond a double anywhere in the claims.
 /// Appended after the older edits, so those keep their nonces.
-fn strictness_edits(good: &str, email: &str) -> Vec<(&'static str, &'static str, String, String)> {
+fn strictness_edits(good: &str, email: &str) -> Vec<Edit> {
     let ans = format!(r#""ans":{{"email":{{"q":"{email}","r":{{"action":"decline"}}}}}}"#);
     assert_eq!(good.matches(ans.as_str()).count(), 1);
     let app = r#""app":{}"#;
