@@ -684,6 +684,16 @@ fn edit_bytes(token: &str, edit: impl FnOnce(&mut Vec<u8>)) -> String {
 }
 
 fn negatives_for(base: &Vector, other_mode: &Vector) -> Vec<Vector> {
+    [
+        tampered_negatives(base, other_mode),
+        clock_negatives(base),
+        text_negatives(base),
+    ]
+    .concat()
+}
+
+/// Edited bytes, another mode, another binding or audience: `unsupported_version`, `unknown_key`, `forged`, `missing_principal`.
+fn tampered_negatives(base: &Vector, other_mode: &Vector) -> Vec<Vector> {
     let len = layout::decode_token(&base.token).unwrap().len();
     let header_len = if base.mode == "sealed" { 29 } else { 5 };
     let tag_len = if base.mode == "sealed" { 16 } else { 32 };
@@ -796,6 +806,12 @@ fn negatives_for(base: &Vector, other_mode: &Vector) -> Vec<Vector> {
                 v.audience = "https://other.example.com/mcp".to_owned();
             },
         ),
+    ]
+}
+
+/// The clock and the key ring: `expired`, `not_yet_valid`, `unknown_key` after a rotation.
+fn clock_negatives(base: &Vector) -> Vec<Vector> {
+    vec![
         negative(
             base,
             "expired",
@@ -844,6 +860,13 @@ fn negatives_for(base: &Vector, other_mode: &Vector) -> Vec<Vector> {
                 b.pop();
             });
         }),
+    ]
+}
+
+/// Text and length edge cases: `malformed`, `too_large`, `forged`.
+fn text_negatives(base: &Vector) -> Vec<Vector> {
+    let header_len = if base.mode == "sealed" { 29 } else { 5 };
+    vec![
         negative(
             base,
             "truncated-to-header",
