@@ -1048,8 +1048,13 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
         ),
     ];
     out.extend(claims_rule_negatives(base));
-    // Non-canonical base64: stray low bits in the last character of a token
-    // whose length is not a multiple of 3.
+    out.push(non_canonical_base64(mode, positives));
+    out
+}
+
+/// Non-canonical base64: stray low bits in the last character of a token of
+/// `mode` whose length is not a multiple of 3.
+fn non_canonical_base64(mode: &str, positives: &[Vector]) -> Vector {
     let odd = positives
         .iter()
         .find(|v| {
@@ -1065,7 +1070,7 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
     let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let index = alphabet.find(last).unwrap();
     stray.push(alphabet.chars().nth(index ^ 1).unwrap());
-    out.push(negative(
+    negative(
         odd,
         "non-canonical-base64",
         "stray low bits in the last character",
@@ -1074,8 +1079,7 @@ fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             v.name = format!("{mode}-non-canonical-base64");
             v.token = stray;
         },
-    ));
-    out
+    )
 }
 
 /// Claims that open: every negative of [`claims_rule_negatives`] breaks one
