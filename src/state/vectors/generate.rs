@@ -334,26 +334,258 @@ fn carried_answers() -> [(&'static str, Value, Value); 3] {
     ]
 }
 
+/// The inputs of every positive vector, for both modes, in file order.
 fn positive_drafts() -> Vec<Draft> {
-    let ship_ask = json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Where to?",
-        "requestedSchema": {"type": "object", "properties": {"trackingNumber": {"type": "string"}},
-        "required": ["trackingNumber"]}}});
-    let user =
-        |principal: &str, method: &str, target: &str, arguments: Option<Value>| BindingSpec {
-            principal: Some(principal.to_owned()),
-            method: method.to_owned(),
-            target: target.to_owned(),
-            arguments,
-        };
-    let one_key = || KeysSpec {
-        active: KEY_1.to_owned(),
-        verify_only: vec![],
-    };
     let mut drafts = Vec::new();
     for mode in ["sealed", "signed"] {
+        drafts.extend(flow_drafts(mode));
+        drafts.extend(key_and_size_drafts(mode));
+        drafts.extend(time_drafts(mode));
+        drafts.extend(number_drafts(mode));
+    }
+    drafts
+}
+
+/// The question the flows ask in round 1.
+fn ship_ask() -> Value {
+    json!({"method": "elicitation/create", "params": {"mode": "form", "message": "Where to?",
+        "requestedSchema": {"type": "object", "properties": {"trackingNumber": {"type": "string"}},
+        "required": ["trackingNumber"]}}})
+}
+
+fn user(principal: &str, method: &str, target: &str, arguments: Option<Value>) -> BindingSpec {
+    BindingSpec {
+        principal: Some(principal.to_owned()),
+        method: method.to_owned(),
+        target: target.to_owned(),
+        arguments,
+    }
+}
+
+fn one_key() -> KeysSpec {
+    KeysSpec {
+        active: KEY_1.to_owned(),
+        verify_only: vec![],
+    }
+}
+
+/// Flows: round 1, a later round carrying answers, the other methods, anonymous use.
+fn flow_drafts(mode: &'static str) -> Vec<Draft> {
+    let ship_ask = ship_ask();
+    let mut drafts = Vec::new();
+    drafts.push(Draft {
+        name: "basic",
+        description: "round 1 of a tool call, application data only",
+        mode,
+        anonymous: false,
+        binding: user(
+            "user-7",
+            "tools/call",
+            "ShipOrder",
+            Some(json!({"orderId": 42})),
+        ),
+        claims: claims_value(
+            1,
+            1,
+            &[("ship", ship_ask.clone())],
+            &[],
+            json!({"cart": 17}),
+        ),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 120,
+    });
+    drafts.push(Draft {
+        name: "carried-answers-unicode",
+        description: "round 3 carrying proven answers; non-ASCII principal, target and data",
+        mode,
+        anonymous: false,
+        binding: user(
+            "ユーザー-ø",
+            "tools/call",
+            "résumé ✓",
+            Some(json!({"b": [1.0, "x"], "a": null})),
+        ),
+        claims: claims_value(
+            3,
+            2,
+            &[(
+                "confirm",
+                json!({"method": "elicitation/create", "params": {"message": "Sure?",
+                "requestedSchema": {"type": "object", "properties": {}}}}),
+            )],
+            &carried_answers(),
+            json!({"note": "naïve café \u{1F600}"}),
+        ),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 200,
+    });
+    drafts.push(Draft {
+        name: "prompt-no-arguments",
+        description: "prompts/get without arguments (binds like {})",
+        mode,
+        anonymous: false,
+        binding: user(
+            "user-7",
+            "prompts/get",
+            "test_input_required_result_prompt",
+            None,
+        ),
+        claims: claims_value(1, 3, &[], &[], Value::Null),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 60,
+    });
+    drafts.push(Draft {
+        name: "resource-uri",
+        description: "resources/read; the target is the URI",
+        mode,
+        anonymous: false,
+        binding: user("user-7", "resources/read", "file:///reports/q3.pdf", None),
+        claims: claims_value(2, 4, &[], &[], json!([1, 2, 3])),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 120,
+    });
+    drafts.push(Draft {
+        name: "anonymous",
+        description: "a codec built with allow_anonymous; the binding has no principal",
+        mode,
+        anonymous: true,
+        binding: BindingSpec {
+            principal: None,
+            method: "tools/call".to_owned(),
+            target: "ShipOrder".to_owned(),
+            arguments: Some(json!({})),
+        },
+        claims: claims_value(1, 5, &[], &[], json!("x")),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 60,
+    });
+    drafts
+}
+
+/// Key rotation and a long application payload.
+fn key_and_size_drafts(mode: &'static str) -> Vec<Draft> {
+    let mut drafts = Vec::new();
+    drafts.push(Draft {
+        name: "rotation-verify-only-key",
+        description: "minted with key 1; opened by a ring where key 2 is active and key 1 verify-only",
+        mode,
+        anonymous: false,
+        binding: user("user-7", "tools/call", "ShipOrder", Some(json!({"orderId": 42}))),
+        claims: claims_value(1, 6, &[], &[], json!({"cart": 17})),
+        mint_key: Some(KEY_1),
+        keys: KeysSpec {
+            active: KEY_2.to_owned(),
+            verify_only: vec![KEY_1.to_owned()],
+        },
+        now: T0 + 60,
+    });
+    drafts.push(Draft {
+        name: "app-data-512",
+        description: "512 bytes of application data",
+        mode,
+        anonymous: false,
+        binding: user(
+            "user-7",
+            "tools/call",
+            "signup",
+            Some(json!({"source": "web"})),
+        ),
+        claims: claims_value(1, 7, &[], &[], json!({"blob": "a".repeat(500)})),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 60,
+    });
+    drafts
+}
+
+/// The edges of the clock checks.
+fn time_drafts(mode: &'static str) -> Vec<Draft> {
+    let mut drafts = Vec::new();
+    drafts.push(Draft {
+        name: "last-valid-second",
+        description: "opened one second before expiry",
+        mode,
+        anonymous: false,
+        binding: user(
+            "user-7",
+            "tools/call",
+            "ShipOrder",
+            Some(json!({"orderId": 42})),
+        ),
+        claims: claims_value(1, 8, &[], &[], json!({})),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 60 + 599,
+    });
+    drafts.push(Draft {
+        name: "issued-at-skew-edge",
+        description: "issued exactly the allowed skew (60 s) after the verifier's clock",
+        mode,
+        anonymous: false,
+        binding: user(
+            "user-7",
+            "tools/call",
+            "ShipOrder",
+            Some(json!({"orderId": 42})),
+        ),
+        claims: claims_value(1, 9, &[], &[], json!({})),
+        mint_key: None,
+        keys: one_key(),
+        now: T0,
+    });
+    drafts
+}
+
+/// Numbers in the arguments, the latest times, re-asks and effects.
+fn number_drafts(mode: &'static str) -> Vec<Draft> {
+    let mut drafts = Vec::new();
+    drafts.push(Draft {
+        name: "big-integer",
+        description: "an integer argument beyond 2^53 is bound exactly (§4.1)",
+        mode,
+        anonymous: false,
+        binding: user(
+            "user-7",
+            "tools/call",
+            "ShipOrder",
+            Some(json!({"orderId": 1_234_567_890_123_456_789_u64})),
+        ),
+        claims: claims_value(1, 10, &[], &[], json!({})),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 60,
+    });
+    drafts.push(Draft {
+        name: "number-forms",
+        description: "integers and doubles of every range: exact digits below 10^21, RFC 8785 otherwise (§4.1)",
+        mode,
+        anonymous: false,
+        binding: user("user-7", "tools/call", "Measure", Some(number_forms())),
+        claims: claims_value(1, 11, &[], &[], json!({})),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 60,
+    });
+    for (name, description, iat) in [
+        (
+            "latest-times",
+            "times at the end of year 9999 (§5)",
+            TIME_MAX - 1800,
+        ),
+        (
+            "earliest-times",
+            "times at the start of year -9999 (§5)",
+            TIME_MIN,
+        ),
+    ] {
         drafts.push(Draft {
-            name: "basic",
-            description: "round 1 of a tool call, application data only",
+            name,
+            description,
             mode,
             anonymous: false,
             binding: user(
@@ -362,217 +594,24 @@ fn positive_drafts() -> Vec<Draft> {
                 "ShipOrder",
                 Some(json!({"orderId": 42})),
             ),
-            claims: claims_value(
-                1,
-                1,
-                &[("ship", ship_ask.clone())],
-                &[],
-                json!({"cart": 17}),
-            ),
+            claims: json!({"iat": iat, "exp": iat + 600, "dl": iat + 1800, "rnd": 1,
+                "fid": layout::encode_id(&[12; 16]), "q": {}, "ans": {}, "app": null}),
             mint_key: None,
             keys: one_key(),
-            now: T0 + 120,
-        });
-        drafts.push(Draft {
-            name: "carried-answers-unicode",
-            description: "round 3 carrying proven answers; non-ASCII principal, target and data",
-            mode,
-            anonymous: false,
-            binding: user(
-                "ユーザー-ø",
-                "tools/call",
-                "résumé ✓",
-                Some(json!({"b": [1.0, "x"], "a": null})),
-            ),
-            claims: claims_value(
-                3,
-                2,
-                &[(
-                    "confirm",
-                    json!({"method": "elicitation/create", "params": {"message": "Sure?",
-                    "requestedSchema": {"type": "object", "properties": {}}}}),
-                )],
-                &carried_answers(),
-                json!({"note": "naïve café \u{1F600}"}),
-            ),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 200,
-        });
-        drafts.push(Draft {
-            name: "prompt-no-arguments",
-            description: "prompts/get without arguments (binds like {})",
-            mode,
-            anonymous: false,
-            binding: user(
-                "user-7",
-                "prompts/get",
-                "test_input_required_result_prompt",
-                None,
-            ),
-            claims: claims_value(1, 3, &[], &[], Value::Null),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 60,
-        });
-        drafts.push(Draft {
-            name: "resource-uri",
-            description: "resources/read; the target is the URI",
-            mode,
-            anonymous: false,
-            binding: user("user-7", "resources/read", "file:///reports/q3.pdf", None),
-            claims: claims_value(2, 4, &[], &[], json!([1, 2, 3])),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 120,
-        });
-        drafts.push(Draft {
-            name: "anonymous",
-            description: "a codec built with allow_anonymous; the binding has no principal",
-            mode,
-            anonymous: true,
-            binding: BindingSpec {
-                principal: None,
-                method: "tools/call".to_owned(),
-                target: "ShipOrder".to_owned(),
-                arguments: Some(json!({})),
-            },
-            claims: claims_value(1, 5, &[], &[], json!("x")),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 60,
-        });
-        drafts.push(Draft {
-            name: "rotation-verify-only-key",
-            description: "minted with key 1; opened by a ring where key 2 is active and key 1 verify-only",
-            mode,
-            anonymous: false,
-            binding: user("user-7", "tools/call", "ShipOrder", Some(json!({"orderId": 42}))),
-            claims: claims_value(1, 6, &[], &[], json!({"cart": 17})),
-            mint_key: Some(KEY_1),
-            keys: KeysSpec {
-                active: KEY_2.to_owned(),
-                verify_only: vec![KEY_1.to_owned()],
-            },
-            now: T0 + 60,
-        });
-        drafts.push(Draft {
-            name: "app-data-512",
-            description: "512 bytes of application data",
-            mode,
-            anonymous: false,
-            binding: user(
-                "user-7",
-                "tools/call",
-                "signup",
-                Some(json!({"source": "web"})),
-            ),
-            claims: claims_value(1, 7, &[], &[], json!({"blob": "a".repeat(500)})),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 60,
-        });
-        drafts.push(Draft {
-            name: "last-valid-second",
-            description: "opened one second before expiry",
-            mode,
-            anonymous: false,
-            binding: user(
-                "user-7",
-                "tools/call",
-                "ShipOrder",
-                Some(json!({"orderId": 42})),
-            ),
-            claims: claims_value(1, 8, &[], &[], json!({})),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 60 + 599,
-        });
-        drafts.push(Draft {
-            name: "issued-at-skew-edge",
-            description: "issued exactly the allowed skew (60 s) after the verifier's clock",
-            mode,
-            anonymous: false,
-            binding: user(
-                "user-7",
-                "tools/call",
-                "ShipOrder",
-                Some(json!({"orderId": 42})),
-            ),
-            claims: claims_value(1, 9, &[], &[], json!({})),
-            mint_key: None,
-            keys: one_key(),
-            now: T0,
-        });
-        drafts.push(Draft {
-            name: "big-integer",
-            description: "an integer argument beyond 2^53 is bound exactly (§4.1)",
-            mode,
-            anonymous: false,
-            binding: user(
-                "user-7",
-                "tools/call",
-                "ShipOrder",
-                Some(json!({"orderId": 1_234_567_890_123_456_789_u64})),
-            ),
-            claims: claims_value(1, 10, &[], &[], json!({})),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 60,
-        });
-        drafts.push(Draft {
-            name: "number-forms",
-            description: "integers and doubles of every range: exact digits below 10^21, RFC 8785 otherwise (§4.1)",
-            mode,
-            anonymous: false,
-            binding: user("user-7", "tools/call", "Measure", Some(number_forms())),
-            claims: claims_value(1, 11, &[], &[], json!({})),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 60,
-        });
-        for (name, description, iat) in [
-            (
-                "latest-times",
-                "times at the end of year 9999 (§5)",
-                TIME_MAX - 1800,
-            ),
-            (
-                "earliest-times",
-                "times at the start of year -9999 (§5)",
-                TIME_MIN,
-            ),
-        ] {
-            drafts.push(Draft {
-                name,
-                description,
-                mode,
-                anonymous: false,
-                binding: user(
-                    "user-7",
-                    "tools/call",
-                    "ShipOrder",
-                    Some(json!({"orderId": 42})),
-                ),
-                claims: json!({"iat": iat, "exp": iat + 600, "dl": iat + 1800, "rnd": 1,
-                    "fid": layout::encode_id(&[12; 16]), "q": {}, "ans": {}, "app": null}),
-                mint_key: None,
-                keys: one_key(),
-                now: iat + 599,
-            });
-        }
-        drafts.push(Draft {
-            name: "reask-and-effects",
-            description: "round 2 asking a form again after two invalid answers (`inv`), one effect run (`once`)",
-            mode,
-            anonymous: false,
-            binding: user("user-7", "tools/call", "signup", None),
-            claims: reask_claims(),
-            mint_key: None,
-            keys: one_key(),
-            now: T0 + 150,
+            now: iat + 599,
         });
     }
+    drafts.push(Draft {
+        name: "reask-and-effects",
+        description: "round 2 asking a form again after two invalid answers (`inv`), one effect run (`once`)",
+        mode,
+        anonymous: false,
+        binding: user("user-7", "tools/call", "signup", None),
+        claims: reask_claims(),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 150,
+    });
     drafts
 }
 
