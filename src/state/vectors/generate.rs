@@ -27,6 +27,11 @@ impl ArgumentsCase {
 }
 
 fn arguments_cases() -> Vec<ArgumentsCase> {
+    [small_number_cases(), large_integer_cases(), other_cases()].concat()
+}
+
+/// Small numbers: the spellings of one value share a form.
+fn small_number_cases() -> Vec<ArgumentsCase> {
     let case = ArgumentsCase::new;
     vec![
         case(
@@ -93,6 +98,13 @@ fn arguments_cases() -> Vec<ArgumentsCase> {
             "RFC 8785's exponent form below 10^-6",
             &[r#"{"n":1e-7}"#, r#"{"n":0.0000001}"#, r#"{"n":1E-7}"#],
         ),
+    ]
+}
+
+/// Integers from 2^53 up: exact digits, not the nearest double (§4.1).
+fn large_integer_cases() -> Vec<ArgumentsCase> {
+    let case = ArgumentsCase::new;
+    vec![
         case(
             "two-to-53",
             "2^53, and a fraction that parses to it",
@@ -166,6 +178,13 @@ fn arguments_cases() -> Vec<ArgumentsCase> {
                 r#"{"n":-9.223372036854775808e18}"#,
             ],
         ),
+    ]
+}
+
+/// Doubles of 10^21 and more, a string, member order and nesting.
+fn other_cases() -> Vec<ArgumentsCase> {
+    let case = ArgumentsCase::new;
+    vec![
         case(
             "just-below-ten-to-21",
             "the largest double below 10^21, written exactly",
