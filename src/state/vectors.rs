@@ -14,175 +14,18 @@
     reason = "test code: overflow or truncation panics or fails the test"
 )]
 
+mod file;
 mod generate;
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use time::{Duration, OffsetDateTime};
 
-use super::claims_json;
+use file::{
+    ARGUMENTS_FILE, ArgumentsCase, ArgumentsFile, BindingSpec, KeysSpec, PolicySpec, TOKEN_FILES,
+    Vector, VectorFile, canonical_and_digest, hex, unhex, vectors_dir,
+};
+
 use super::layout::{self, NONCE_LEN};
-use super::*;
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct VectorFile {
-    description: String,
-    vectors: Vec<Vector>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Vector {
-    name: String,
-    description: String,
-    mode: String,
-    audience: String,
-    /// Master keys (standard base64): the ring that opens.
-    keys: KeysSpec,
-    /// The master key that minted, when not the opening ring's active key.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    mint_key: Option<String>,
-    anonymous: bool,
-    policy: PolicySpec,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    replay_guard: bool,
-    binding: BindingSpec,
-    /// Intermediate values, for implementers (positive vectors only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    arguments_canonical: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    arguments_digest: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    context: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    claims_json: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    nonce: Option<String>,
-    token: String,
-    /// Unix seconds at which the token is opened.
-    now: i64,
-    /// `"valid"`, or `"fail"` with `reason`.
-    expect: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-    /// The verifier's application type: absent for any JSON value,
-    /// `"object"` for a type that accepts only an object (§10).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    app_type: Option<String>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct KeysSpec {
-    active: String,
-    verify_only: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PolicySpec {
-    ttl: i64,
-    flow_ttl: i64,
-    skew: i64,
-    max_rounds: u32,
-    max_token_len: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BindingSpec {
-    principal: Option<String>,
-    method: String,
-    target: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    arguments: Option<Value>,
-}
-
-impl BindingSpec {
-    /// The canonical form of the arguments (§4.1): absent and `null` are `{}`.
-    fn arguments_canonical(&self) -> String {
-        let empty = Value::Object(serde_json::Map::new());
-        let arguments = self.arguments.as_ref().filter(|a| !a.is_null());
-        String::from_utf8(super::canonical::canonical(arguments.unwrap_or(&empty))).unwrap()
-    }
-
-    fn binding(&self) -> Binding<'_> {
-        let method = Method::from_name(&self.method).unwrap();
-        match &self.principal {
-            Some(principal) => {
-                Binding::new(principal, method, &self.target, self.arguments.as_ref())
-            }
-            None => Binding::anonymous(method, &self.target, self.arguments.as_ref()),
-        }
-    }
-}
-
-impl Vector {
-    fn codec(&self, for_minting: bool) -> StateCodec {
-        let active = match (&self.mint_key, for_minting) {
-            (Some(key), true) => key,
-            _ => &self.keys.active,
-        };
-        let mut ring = KeyRing::new(MasterKey::from_base64(active).unwrap());
-        if !for_minting {
-            for key in &self.keys.verify_only {
-                ring = ring
-                    .with_verify_only(MasterKey::from_base64(key).unwrap())
-                    .unwrap();
-            }
-        }
-        let mode = match self.mode.as_str() {
-            "sealed" => Mode::Sealed,
-            "signed" => Mode::Signed,
-            other => panic!("unknown mode {other}"),
-        };
-        let policy = Policy::default()
-            .with_ttl(Duration::seconds(self.policy.ttl))
-            .with_flow_ttl(Duration::seconds(self.policy.flow_ttl))
-            .with_skew(Duration::seconds(self.policy.skew))
-            .with_max_rounds(self.policy.max_rounds)
-            .with_max_token_len(self.policy.max_token_len);
-        let mut builder = StateCodec::builder(self.audience.clone(), ring)
-            .mode(mode)
-            .policy(policy);
-        if self.anonymous {
-            builder = builder.allow_anonymous();
-        }
-        if self.replay_guard {
-            builder = builder.replay_guard(Arc::new(MemoryReplayGuard::new(16)));
-        }
-        builder.build().unwrap()
-    }
-
-    fn now(&self) -> OffsetDateTime {
-        OffsetDateTime::from_unix_timestamp(self.now).unwrap()
-    }
-}
-
-fn vectors_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests")
-        .join("vectors")
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Vec<u8> {
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).unwrap())
-        .collect()
-}
-
-/// The token vector files; `arguments.json` holds the arguments digest cases.
-const TOKEN_FILES: [&str; 3] = ["negative.json", "sealed.json", "signed.json"];
-const ARGUMENTS_FILE: &str = "arguments.json";
+use super::{StateError, claims_json, context};
 
 fn load_all() -> Vec<(String, Vector)> {
     let mut all = Vec::new();
@@ -342,36 +185,6 @@ fn vector_names_are_unique_and_every_reason_is_covered() {
     ] {
         assert!(reasons.contains(&reason), "no negative vector for {reason}");
     }
-}
-
-/// `tests/vectors/arguments.json`: argument texts grouped by the binding they
-/// share (FORMAT.md §4.1).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ArgumentsFile {
-    description: String,
-    cases: Vec<ArgumentsCase>,
-}
-
-/// Argument texts that share one canonical form and digest.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ArgumentsCase {
-    name: String,
-    description: String,
-    /// JSON texts of `params.arguments`, as a client may send them.
-    texts: Vec<String>,
-    /// Their canonical form.
-    canonical: String,
-    /// SHA-256 of the canonical form, hex.
-    digest: String,
-}
-
-/// The canonical form and the digest of the arguments `text`.
-fn canonical_and_digest(text: &str) -> (String, String) {
-    let value: Value = serde_json::from_str(text).unwrap();
-    let canonical = String::from_utf8(super::canonical::canonical(&value)).unwrap();
-    (canonical, hex(JsonDigest::of(&value).as_bytes()))
 }
 
 /// Every text of a case has the case's canonical form and digest, and no two
