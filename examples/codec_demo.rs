@@ -9,8 +9,8 @@
     reason = "demo code adds minutes to a clock reading"
 )]
 
-use mrtr_guard::state::{JsonDigest, Proven};
-use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, Mode, RpcError, StateCodec};
+use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+use mrtr_guard::{Binding, KeyRing, MasterKey, Method, Mode, RpcError, StateCodec, StateContents};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
@@ -33,8 +33,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let response: Map<String, Value> = serde_json::from_value(
         json!({"action": "accept", "content": {"email": "ada@example.com"}}),
     )?;
-    let contents = Contents::new(json!({"cart": 17}))
-        .answer("email", Proven::new(JsonDigest::of(&ask), response));
+    let contents = StateContents::new(json!({"cart": 17}))
+        .answer("email", ProvenAnswer::new(JsonDigest::of(&ask), response));
     let token = sealed.start_at(&ada, &contents, now)?;
     println!("\nsealed requestState ({} chars):\n  {token}", token.len());
 

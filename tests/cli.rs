@@ -14,8 +14,8 @@
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-use mrtr_guard::state::{JsonDigest, Proven};
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec};
+use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+use mrtr_guard::{Binding, MasterKey, Method, Mode, StateCodec, StateContents};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
@@ -70,8 +70,8 @@ fn token(mode: Mode, now: OffsetDateTime) -> String {
     let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
     let response: Map<String, Value> =
         serde_json::from_value(json!({"action": "accept", "content": {"email": MARKER}})).unwrap();
-    let contents = Contents::new(json!({"note": MARKER}))
-        .answer("email", Proven::new(JsonDigest::of(&ask), response));
+    let contents = StateContents::new(json!({"note": MARKER}))
+        .answer("email", ProvenAnswer::new(JsonDigest::of(&ask), response));
     codec(mode).start_at(&binding, &contents, now).unwrap()
 }
 
@@ -395,7 +395,7 @@ fn anonymous_tokens_open_with_anonymous() {
         .build()
         .unwrap();
     let binding = Binding::anonymous(Method::PromptsGet, "weekly", None);
-    let token = codec.start(&binding, &Contents::new(())).unwrap();
+    let token = codec.start(&binding, &StateContents::new(())).unwrap();
     let output = run_with_key(&[
         "open",
         "--method=prompts/get",

@@ -24,7 +24,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mrtr_guard::state::ReplayError;
 use mrtr_guard::{
-    Binding, Contents, MasterKey, Method, RedisReplayGuard, ReplayGuard, StateCodec, StateError,
+    Binding, MasterKey, Method, RedisReplayGuard, ReplayGuard, StateCodec, StateContents,
+    StateError,
 };
 use serde_json::Value;
 
@@ -123,7 +124,7 @@ fn minter() -> StateCodec {
 }
 
 fn token() -> String {
-    minter().start(&binding(), &Contents::new(())).unwrap()
+    minter().start(&binding(), &StateContents::new(())).unwrap()
 }
 
 #[test]
@@ -149,7 +150,7 @@ fn a_token_opens_once_across_two_instances() {
     let minter = minter();
     let claims = minter.open::<()>(&token, &binding()).unwrap();
     let round_two = minter
-        .next(&binding(), &claims, &Contents::new(()))
+        .next(&binding(), &claims, &StateContents::new(()))
         .unwrap();
     assert!(b.open::<()>(&round_two, &binding()).is_ok());
     assert_eq!(

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 
 use mrtr_guard::state::{FlowId, ReplayError};
 use mrtr_guard::{
-    Binding, Contents, MasterKey, MemoryReplayGuard, Method, Policy, ReplayGuard, StateCodec,
+    Binding, MasterKey, MemoryReplayGuard, Method, Policy, ReplayGuard, StateCodec, StateContents,
     StateError,
 };
 use time::OffsetDateTime;
@@ -48,7 +48,9 @@ fn binding() -> Binding<'static> {
 }
 
 fn mint(codec: &StateCodec, now: OffsetDateTime) -> String {
-    codec.start_at(&binding(), &Contents::new(()), now).unwrap()
+    codec
+        .start_at(&binding(), &StateContents::new(()), now)
+        .unwrap()
 }
 
 fn open(codec: &StateCodec, token: &str, now: OffsetDateTime) -> Result<(), StateError> {

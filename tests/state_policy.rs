@@ -15,10 +15,10 @@ mod common;
 
 use std::sync::Arc;
 
-use mrtr_guard::state::{Claims, ConfigError, JsonDigest, MintError, Proven};
+use mrtr_guard::state::{Claims, ConfigError, JsonDigest, MintError, ProvenAnswer};
 use mrtr_guard::{
-    Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, StateCodec,
-    StateError,
+    Binding, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, StateCodec,
+    StateContents, StateError,
 };
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
@@ -53,11 +53,11 @@ fn open(codec: &StateCodec, token: &str, now: OffsetDateTime) -> Result<Claims<V
 }
 
 /// An accepted answer `{"email": email}` to an email question.
-fn email_answer(email: &str) -> Proven {
+fn email_answer(email: &str) -> ProvenAnswer {
     let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
     let response: Map<String, Value> =
         serde_json::from_value(json!({"action": "accept", "content": {"email": email}})).unwrap();
-    Proven::new(JsonDigest::of(&ask), response)
+    ProvenAnswer::new(JsonDigest::of(&ask), response)
 }
 
 const MODES: [Mode; 2] = [Mode::Sealed, Mode::Signed];
@@ -78,7 +78,7 @@ fn ttl_boundary_last_second_then_expired() {
     for mode in MODES {
         let codec = codec(mode);
         let token = codec
-            .start_at(&binding(), &Contents::new(()), at(0))
+            .start_at(&binding(), &StateContents::new(()), at(0))
             .unwrap();
         let claims = open(&codec, &token, at(599)).unwrap();
         assert_eq!(claims.expires_at(), at(600));
@@ -100,7 +100,7 @@ fn skew_boundary_for_issued_at() {
     for mode in MODES {
         let codec = codec(mode);
         let token = codec
-            .start_at(&binding(), &Contents::new(()), at(0))
+            .start_at(&binding(), &StateContents::new(()), at(0))
             .unwrap();
         assert!(
             open(&codec, &token, at(-60)).is_ok(),
@@ -119,7 +119,7 @@ fn flow_deadline_is_fixed_at_round_one_and_never_extended() {
     for mode in MODES {
         let codec = codec(mode);
         let mut token = codec
-            .start_at(&binding(), &Contents::new(()), at(0))
+            .start_at(&binding(), &StateContents::new(()), at(0))
             .unwrap();
         // Keep the flow going every 9 minutes: each round's expiry is capped by the deadline.
         let mut now = 0;
@@ -128,7 +128,7 @@ fn flow_deadline_is_fixed_at_round_one_and_never_extended() {
             let claims = open(&codec, &token, at(now)).unwrap();
             assert_eq!(claims.deadline(), at(1800));
             assert!(claims.expires_at() <= at(1800));
-            match codec.next_at(&binding(), &claims, &Contents::new(()), at(now)) {
+            match codec.next_at(&binding(), &claims, &StateContents::new(()), at(now)) {
                 Ok(next) => token = next,
                 Err(error) => panic!("{error}"),
             }
@@ -144,7 +144,7 @@ fn flow_deadline_is_fixed_at_round_one_and_never_extended() {
         );
         let claims = open(&codec, &token, at(1799)).unwrap();
         assert!(matches!(
-            codec.next_at(&binding(), &claims, &Contents::new(()), at(1800)),
+            codec.next_at(&binding(), &claims, &StateContents::new(()), at(1800)),
             Err(MintError::FlowExpired)
         ));
     }
@@ -155,21 +155,21 @@ fn round_cap_allows_exactly_max_rounds_asks() {
     for mode in MODES {
         let codec = codec_with(mode, Policy::default().with_max_rounds(3));
         let token = codec
-            .start_at(&binding(), &Contents::new(()), at(0))
+            .start_at(&binding(), &StateContents::new(()), at(0))
             .unwrap();
         let one = open(&codec, &token, at(1)).unwrap();
         assert_eq!(one.round(), 1);
         let token = codec
-            .next_at(&binding(), &one, &Contents::new(()), at(1))
+            .next_at(&binding(), &one, &StateContents::new(()), at(1))
             .unwrap();
         let two = open(&codec, &token, at(2)).unwrap();
         let token = codec
-            .next_at(&binding(), &two, &Contents::new(()), at(2))
+            .next_at(&binding(), &two, &StateContents::new(()), at(2))
             .unwrap();
         let three = open(&codec, &token, at(3)).unwrap();
         assert_eq!(three.round(), 3, "the cap itself is allowed");
         assert!(matches!(
-            codec.next_at(&binding(), &three, &Contents::new(()), at(3)),
+            codec.next_at(&binding(), &three, &StateContents::new(()), at(3)),
             Err(MintError::TooManyRounds { max_rounds: 3 })
         ));
         // A verifier whose cap was lowered refuses the round-3 token.
@@ -187,12 +187,12 @@ fn size_cap_boundary_and_refusal_before_decoding() {
         let codec = codec(mode);
         // Grow application data until the token is exactly at the cap.
         let base = codec
-            .start_at(&binding(), &Contents::new(String::new()), at(0))
+            .start_at(&binding(), &StateContents::new(String::new()), at(0))
             .unwrap()
             .len();
         let mut fill = 8192 - base;
         let token = loop {
-            let token = codec.start_at(&binding(), &Contents::new("x".repeat(fill)), at(0));
+            let token = codec.start_at(&binding(), &StateContents::new("x".repeat(fill)), at(0));
             match token {
                 Ok(token) if token.len() == 8192 => break token,
                 Ok(token) => fill += (8192 - token.len()) * 3 / 4 + 1,
@@ -204,7 +204,7 @@ fn size_cap_boundary_and_refusal_before_decoding() {
             open(&codec, &token, at(1)).is_ok(),
             "a token exactly at the cap opens"
         );
-        let over = codec.start_at(&binding(), &Contents::new("x".repeat(fill + 3)), at(0));
+        let over = codec.start_at(&binding(), &StateContents::new("x".repeat(fill + 3)), at(0));
         assert!(
             matches!(over, Err(MintError::TooLarge { max: 8192, .. })),
             "{over:?}"
@@ -231,18 +231,23 @@ fn each_round_mints_a_different_token_in_the_same_flow() {
     for mode in MODES {
         let codec = codec(mode);
         let first = codec
-            .start_at(&binding(), &Contents::new(json!({"a": 1})), at(0))
+            .start_at(&binding(), &StateContents::new(json!({"a": 1})), at(0))
             .unwrap();
         let claims = open(&codec, &first, at(1)).unwrap();
         let second = codec
-            .next_at(&binding(), &claims, &Contents::new(json!({"a": 1})), at(1))
+            .next_at(
+                &binding(),
+                &claims,
+                &StateContents::new(json!({"a": 1})),
+                at(1),
+            )
             .unwrap();
         assert_ne!(first, second);
         let next = open(&codec, &second, at(2)).unwrap();
         assert_eq!(next.flow_id(), claims.flow_id());
         assert_eq!(next.round(), 2);
         let other_flow = codec
-            .start_at(&binding(), &Contents::new(json!({"a": 1})), at(0))
+            .start_at(&binding(), &StateContents::new(json!({"a": 1})), at(0))
             .unwrap();
         assert_ne!(
             open(&codec, &other_flow, at(1)).unwrap().flow_id(),
@@ -264,7 +269,7 @@ fn replay_guard_consumes_each_token_once() {
         .build()
         .unwrap();
         let token = codec
-            .start_at(&binding(), &Contents::new(()), at(0))
+            .start_at(&binding(), &StateContents::new(()), at(0))
             .unwrap();
         // A forged or mis-bound presentation does not consume the token.
         let mallory = Binding::new("mallory", Method::ToolsCall, "ShipOrder", None);
@@ -293,10 +298,10 @@ fn full_replay_guard_fails_closed() {
     .build()
     .unwrap();
     let first = codec
-        .start_at(&binding(), &Contents::new(()), at(0))
+        .start_at(&binding(), &StateContents::new(()), at(0))
         .unwrap();
     let second = codec
-        .start_at(&binding(), &Contents::new(()), at(0))
+        .start_at(&binding(), &StateContents::new(()), at(0))
         .unwrap();
     assert!(open(&codec, &first, at(1)).is_ok());
     let error = open(&codec, &second, at(1)).unwrap_err();
@@ -310,15 +315,15 @@ fn anonymous_use_is_an_explicit_opt_in() {
     let empty = Binding::new("", Method::ToolsCall, "ShipOrder", None);
     let strict = codec(Mode::Sealed);
     assert!(matches!(
-        strict.start_at(&anonymous, &Contents::new(()), at(0)),
+        strict.start_at(&anonymous, &StateContents::new(()), at(0)),
         Err(MintError::MissingPrincipal)
     ));
     assert!(matches!(
-        strict.start_at(&empty, &Contents::new(()), at(0)),
+        strict.start_at(&empty, &StateContents::new(()), at(0)),
         Err(MintError::MissingPrincipal)
     ));
     let token = strict
-        .start_at(&binding(), &Contents::new(()), at(0))
+        .start_at(&binding(), &StateContents::new(()), at(0))
         .unwrap();
     assert_eq!(
         strict.open_at::<()>(&token, &anonymous, at(1)).err(),
@@ -333,7 +338,7 @@ fn anonymous_use_is_an_explicit_opt_in() {
     .build()
     .unwrap();
     let token = open_codec
-        .start_at(&anonymous, &Contents::new(()), at(0))
+        .start_at(&anonymous, &StateContents::new(()), at(0))
         .unwrap();
     assert!(open_codec.open_at::<()>(&token, &anonymous, at(1)).is_ok());
     // An anonymous token does not open for a named principal, nor the reverse.
@@ -384,10 +389,10 @@ fn mode_is_fixed_per_codec() {
     let sealed = codec(Mode::Sealed);
     let signed = codec(Mode::Signed);
     let a = sealed
-        .start_at(&binding(), &Contents::new(()), at(0))
+        .start_at(&binding(), &StateContents::new(()), at(0))
         .unwrap();
     let b = signed
-        .start_at(&binding(), &Contents::new(()), at(0))
+        .start_at(&binding(), &StateContents::new(()), at(0))
         .unwrap();
     assert_eq!(
         signed.open_at::<()>(&a, &binding(), at(1)).err(),
@@ -404,7 +409,8 @@ fn sealed_hides_the_claims_signed_does_not() {
     let secret = "carried-answer-7f3a9c";
     for (mode, readable) in [(Mode::Sealed, false), (Mode::Signed, true)] {
         let codec = codec(mode);
-        let contents = Contents::new(json!({"note": secret})).answer("email", email_answer(secret));
+        let contents =
+            StateContents::new(json!({"note": secret})).answer("email", email_answer(secret));
         let token = codec.start_at(&binding(), &contents, at(0)).unwrap();
         let bytes = common::decode(&token);
         let visible = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
@@ -419,7 +425,7 @@ fn sealed_hides_the_claims_signed_does_not() {
 fn wrong_application_type_is_bad_claims_not_a_panic() {
     let codec = codec(Mode::Sealed);
     let token = codec
-        .start_at(&binding(), &Contents::new(json!({"a": 1})), at(0))
+        .start_at(&binding(), &StateContents::new(json!({"a": 1})), at(0))
         .unwrap();
     assert_eq!(
         codec.open_at::<u64>(&token, &binding(), at(1)).err(),
@@ -434,7 +440,7 @@ fn key_rotation_three_phases() {
     let codec = |ring: KeyRing| StateCodec::builder("aud", ring).build().unwrap();
     let before = codec(KeyRing::new(old()));
     let old_token = before
-        .start_at(&binding(), &Contents::new(()), at(0))
+        .start_at(&binding(), &StateContents::new(()), at(0))
         .unwrap();
 
     // Phase 1: new key known, old key still mints.
@@ -443,7 +449,7 @@ fn key_rotation_three_phases() {
     // Phase 2: new key mints, old tokens still open.
     let phase2 = codec(KeyRing::new(new()).with_verify_only(old()).unwrap());
     let new_token = phase2
-        .start_at(&binding(), &Contents::new(()), at(0))
+        .start_at(&binding(), &StateContents::new(()), at(0))
         .unwrap();
     assert!(phase2.open_at::<()>(&old_token, &binding(), at(1)).is_ok());
     assert!(
@@ -510,7 +516,7 @@ fn arguments_bind_numbers_exactly() {
             let presented: Value = serde_json::from_str(presented).unwrap();
             let bind = |args| Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(args));
             let token = codec
-                .start_at(&bind(&minted), &Contents::new(()), at(0))
+                .start_at(&bind(&minted), &StateContents::new(()), at(0))
                 .unwrap();
             assert!(codec.open_at::<()>(&token, &bind(&minted), at(1)).is_ok());
             assert_eq!(
@@ -537,7 +543,7 @@ fn arguments_spelled_differently_with_equal_values_share_a_binding() {
         let presented: Value = serde_json::from_str(presented).unwrap();
         let bind = |args| Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(args));
         let token = codec
-            .start_at(&bind(&minted), &Contents::new(()), at(0))
+            .start_at(&bind(&minted), &StateContents::new(()), at(0))
             .unwrap();
         assert!(
             codec
@@ -554,7 +560,7 @@ fn arguments_spelled_differently_with_equal_values_share_a_binding() {
 fn ttl_overflow_is_expired() {
     for mode in MODES {
         let token = codec(mode)
-            .start_at(&binding(), &Contents::new(()), at(0))
+            .start_at(&binding(), &StateContents::new(()), at(0))
             .unwrap();
         let huge_ttl = Policy::default().with_ttl(Duration::seconds(i64::MAX));
         assert_eq!(
@@ -572,7 +578,7 @@ fn debug_of_claims_and_contents_prints_no_answer_or_app_data() {
     let secret = "carried-secret-4d1e";
     for mode in MODES {
         let codec = codec(mode);
-        let contents = Contents::new(json!({"note": secret}))
+        let contents = StateContents::new(json!({"note": secret}))
             .question("ship", &json!({"method": "elicitation/create"}))
             .answer("email", email_answer(secret));
         let token = codec.start_at(&binding(), &contents, at(0)).unwrap();

@@ -16,8 +16,8 @@ mod common;
 use common::{decode, encode};
 use std::collections::BTreeMap;
 
-use mrtr_guard::state::{JsonDigest, Proven};
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+use mrtr_guard::{Binding, MasterKey, Method, Mode, StateCodec, StateContents, StateError};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};
 use time::OffsetDateTime;
@@ -266,12 +266,12 @@ proptest! {
     fn mint_then_open_round_trips(mode in mode(), app in json(), parts in binding_parts(),
                                    answers in prop::collection::btree_map("[a-z]{1,6}", (json(), json()), 0..4)) {
         let codec = codec(mode);
-        let mut contents = Contents::new(app.clone());
-        let answers: BTreeMap<String, Proven> = answers
+        let mut contents = StateContents::new(app.clone());
+        let answers: BTreeMap<String, ProvenAnswer> = answers
             .into_iter()
             .map(|(key, (question, response))| {
                 let response = Map::from_iter([("content".to_owned(), response)]);
-                (key, Proven::new(JsonDigest::of(&question), response))
+                (key, ProvenAnswer::new(JsonDigest::of(&question), response))
             })
             .collect();
         for (key, proven) in &answers {
@@ -306,7 +306,7 @@ proptest! {
     fn flipping_any_bit_never_opens(mode in mode(), app in json(), bit in any::<prop::sample::Index>()) {
         let codec = codec(mode);
         let parts = BindingParts { principal: "ada".into(), method: Method::ToolsCall, target: "t".into(), arguments: Value::Null };
-        let token = codec.start_at(&parts.binding(), &Contents::new(app), now()).unwrap();
+        let token = codec.start_at(&parts.binding(), &StateContents::new(app), now()).unwrap();
         let mut bytes = decode(&token);
         let index = bit.index(bytes.len() * 8);
         bytes[index / 8] ^= 1 << (index % 8);
@@ -319,7 +319,7 @@ proptest! {
                                            extra in prop::collection::vec(any::<u8>(), 1..40)) {
         let codec = codec(mode);
         let parts = BindingParts { principal: "ada".into(), method: Method::ToolsCall, target: "t".into(), arguments: Value::Null };
-        let token = codec.start_at(&parts.binding(), &Contents::new(app), now()).unwrap();
+        let token = codec.start_at(&parts.binding(), &StateContents::new(app), now()).unwrap();
         let bytes = decode(&token);
         let shorter = encode(&bytes[..cut.index(bytes.len())]);
         prop_assert!(codec.open_at::<Value>(&shorter, &parts.binding(), now()).is_err());
@@ -334,7 +334,7 @@ proptest! {
     fn another_value_of_any_one_binding_field_never_opens(mode in mode(), parts in binding_parts(), other in binding_parts(),
                                                          field in 0usize..5) {
         let codec = codec(mode);
-        let token = codec.start_at(&parts.binding(), &Contents::new(()), now()).unwrap();
+        let token = codec.start_at(&parts.binding(), &StateContents::new(()), now()).unwrap();
         let mut changed = parts.clone();
         let audience_changed;
         match field {
@@ -381,7 +381,7 @@ fn test_base64_helpers_agree_with_the_codec() {
         arguments: Value::Null,
     };
     let token = codec
-        .start_at(&parts.binding(), &Contents::new(Map::new()), now())
+        .start_at(&parts.binding(), &StateContents::new(Map::new()), now())
         .unwrap();
     assert_eq!(encode(&decode(&token)), token);
 }

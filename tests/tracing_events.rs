@@ -23,10 +23,10 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use common::*;
-use mrtr_guard::state::{Claims, FlowId, JsonDigest, Proven, ReplayError};
+use mrtr_guard::state::{Claims, FlowId, JsonDigest, ProvenAnswer, ReplayError};
 use mrtr_guard::{
-    Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard,
-    RpcError, StateCodec, StateError,
+    Binding, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard, RpcError,
+    StateCodec, StateContents, StateError,
 };
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
@@ -203,8 +203,8 @@ fn token(codec: &StateCodec) -> String {
         unreachable!("an object literal")
     };
     let question = JsonDigest::of(&json!({"method": "elicitation/create"}));
-    let contents =
-        Contents::new(json!({"note": APP})).answer("ship", Proven::new(question, response));
+    let contents = StateContents::new(json!({"note": APP}))
+        .answer("ship", ProvenAnswer::new(question, response));
     codec
         .start_at(&binding(PRINCIPAL, &arguments()), &contents, now())
         .unwrap()

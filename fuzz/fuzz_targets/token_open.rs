@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use libfuzzer_sys::fuzz_target;
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
-use mrtr_guard::state::{JsonDigest, MintError, Proven, TokenInfo};
+use mrtr_guard::{Binding, StateContents, MasterKey, Method, Mode, StateCodec, StateError};
+use mrtr_guard::state::{JsonDigest, MintError, ProvenAnswer, TokenInfo};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
@@ -33,7 +33,7 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
             .unwrap()
     };
     let codecs = [codec(Mode::Sealed), codec(Mode::Signed)];
-    let contents = Contents::new(json!({"cart": 17}))
+    let contents = StateContents::new(json!({"cart": 17}))
         .question("ship", &json!({"method": "elicitation/create"}))
         .answer("email", carried(json!("ada@example.com")));
     let tokens = [0, 1].map(|i| codecs[i].start_at(&binding(), &contents, now()).unwrap());
@@ -109,17 +109,17 @@ fn app_data_round_trips(input: &[u8]) {
 }
 
 /// `content` as the accepted answer to a fixed question.
-fn carried(content: Value) -> Proven {
+fn carried(content: Value) -> ProvenAnswer {
     let question = JsonDigest::of(&json!({"method": "elicitation/create"}));
     let response = Map::from_iter([
         ("action".to_owned(), json!("accept")),
         ("content".to_owned(), content),
     ]);
-    Proven::new(question, response)
+    ProvenAnswer::new(question, response)
 }
 
 fn round_trip(codec: &StateCodec, app: &Value) {
-    let contents = Contents::new(app.clone()).answer("k", carried(app.clone()));
+    let contents = StateContents::new(app.clone()).answer("k", carried(app.clone()));
     let token = match codec.start_at(&binding(), &contents, now()) {
         Ok(token) => token,
         Err(MintError::TooLarge { len, max }) => {

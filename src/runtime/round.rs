@@ -13,7 +13,9 @@ use crate::form::{Answers, Field, Outcome, Problem, Report};
 use crate::runtime::budget;
 use crate::runtime::reask::reask_message;
 use crate::runtime::{Call, Failure, Flow, Reply, Response, Stop};
-use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, Proven, Reask};
+use crate::state::{
+    Binding, Claims, JsonDigest, Method, MintError, ProvenAnswer, Reask, StateContents,
+};
 use crate::wire::Misuse;
 use crate::wire::RpcError;
 use crate::wire::{
@@ -85,7 +87,7 @@ pub struct Round<'f> {
     /// Which of them were re-asks, and after how many invalid answers.
     reasked: BTreeMap<String, Reask>,
     /// Answers proven by this round or an earlier one.
-    proven: BTreeMap<String, Proven>,
+    proven: BTreeMap<String, ProvenAnswer>,
     /// What `proven` takes of the answer budget.
     proven_len: usize,
     /// The effects that ran in this flow, this round's included.
@@ -178,11 +180,11 @@ impl<'f> Round<'f> {
                 let (claims, contents) = claims.into_parts();
                 (Some(claims), contents)
             }
-            None => (None, Contents::new(Value::Null)),
+            None => (None, StateContents::new(Value::Null)),
         };
         let parts = contents.into_parts();
         let proven_len = parts
-            .proven
+            .answers
             .iter()
             .map(|(key, proven)| budget::answer_len(key, proven.response()))
             .fold(0, usize::saturating_add);
@@ -190,11 +192,11 @@ impl<'f> Round<'f> {
             flow,
             call,
             claims,
-            asked: parts.asked,
+            asked: parts.questions,
             reasked: parts.reasks,
-            proven: parts.proven,
+            proven: parts.answers,
             proven_len,
-            ran: parts.once,
+            ran: parts.ran_effects,
             app: parts.app,
             next: Next::default(),
             arguments,
@@ -447,7 +449,7 @@ impl<'f> Round<'f> {
                     Outcome::Accepted(answers) => Reply::Accepted(answers),
                     Outcome::Declined => Reply::Declined,
                     Outcome::Cancelled => Reply::Cancelled,
-                    // Proven once, so this does not happen; ask rather than trust.
+                    // ProvenAnswer once, so this does not happen; ask rather than trust.
                     Outcome::Invalid(_) | Outcome::Missing => {
                         self.ask(key, request(form.message()), digest)
                     }
@@ -526,7 +528,8 @@ impl<'f> Round<'f> {
             }
             self.drop_answer(key);
         }
-        let asked = self.asked.get(key) == Some(digest) || self.strikes(key, digest).is_some();
+        let asked =
+            self.asked.get(key) == Some(digest) || self.reask_invalid(key, digest).is_some();
         if (asked || unsolicited) && self.response(key).is_some() {
             Found::Fresh
         } else {
@@ -541,7 +544,7 @@ impl<'f> Round<'f> {
 
     /// The invalid answers in a row the question `digest` under `key` has
     /// had, if the state says it was asked again after some.
-    fn strikes(&self, key: &str, digest: &JsonDigest) -> Option<NonZeroU32> {
+    fn reask_invalid(&self, key: &str, digest: &JsonDigest) -> Option<NonZeroU32> {
         let reask = self.reasked.get(key)?;
         (reask.question() == digest && self.asked.contains_key(key)).then(|| reask.invalid())
     }
@@ -565,7 +568,7 @@ impl<'f> Round<'f> {
         }
         self.proven_len = total;
         self.proven
-            .insert(key.to_owned(), Proven::new(digest, response));
+            .insert(key.to_owned(), ProvenAnswer::new(digest, response));
         reply
     }
 
@@ -587,7 +590,7 @@ impl<'f> Round<'f> {
         report: Report,
     ) -> Reply<T> {
         let invalid = self
-            .strikes(key, &digest)
+            .reask_invalid(key, &digest)
             .map_or(NonZeroU32::MIN, |n| n.saturating_add(1));
         if invalid.get() >= Self::MAX_INVALID {
             self.next.exhausted.get_or_insert_with(|| key.to_owned());
@@ -608,7 +611,7 @@ impl<'f> Round<'f> {
     /// of invalid answers it has is kept.
     fn ask<T>(&mut self, key: &str, request: InputRequest, digest: JsonDigest) -> Reply<T> {
         let reply = self.send(key, request, digest);
-        if let (Reply::Pending, Some(invalid)) = (&reply, self.strikes(key, &digest)) {
+        if let (Reply::Pending, Some(invalid)) = (&reply, self.reask_invalid(key, &digest)) {
             let reask = Reask::new(digest, invalid);
             self.next.reasks.insert(key.to_owned(), reask);
         }
@@ -642,7 +645,7 @@ impl<'f> Round<'f> {
         if own > max {
             return Err(Misuse::StateTooLarge { len: own, max }.into_error());
         }
-        let mut contents = Contents::new(self.app);
+        let mut contents = StateContents::new(self.app);
         for (key, digest) in self.next.questions {
             contents = contents.question_digest(key, digest);
         }
@@ -653,7 +656,7 @@ impl<'f> Round<'f> {
             contents = contents.reask(key, reask);
         }
         for name in self.ran {
-            contents = contents.ran(name);
+            contents = contents.ran_effect(name);
         }
         let arguments = self
             .arguments

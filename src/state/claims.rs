@@ -1,14 +1,13 @@
 //! What a token carries inside: times, the flow's position, the questions
 //! still open, the answers already proven, the runtime's bookkeeping (re-asks
-//! and effects that ran), and the application's own data.
+//! and effects that ran), and the application's own data. How they are
+//! written as JSON is in `claims_json.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::marker::PhantomData;
 use std::num::NonZeroU32;
 
-use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
@@ -47,93 +46,26 @@ impl fmt::Debug for FlowId {
     }
 }
 
-/// As in the claims: strict unpadded base64url of the 16 bytes.
-impl Serialize for FlowId {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        id_text::serialize(&self.0, serializer)
-    }
-}
-
-/// Strict: unpadded base64url of exactly 16 bytes, nothing else.
-impl<'de> Deserialize<'de> for FlowId {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        id_text::deserialize(deserializer).map(Self)
-    }
-}
-
-/// As in the claims: strict unpadded base64url of the 32 bytes.
-impl Serialize for JsonDigest {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        id_text::serialize(self.as_bytes(), serializer)
-    }
-}
-
-/// Strict: unpadded base64url of exactly 32 bytes, nothing else.
-impl<'de> Deserialize<'de> for JsonDigest {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        id_text::deserialize(deserializer).map(Self::from_bytes)
-    }
-}
-
-/// Identifiers (flow id, digests) as the claims spell them: strict unpadded
-/// base64url (`layout::encode_id`) of exactly `N` bytes.
-mod id_text {
-    use std::fmt;
-
-    use serde::de::{self, Visitor};
-    use serde::{Deserializer, Serializer};
-
-    use crate::state::layout;
-
-    pub(super) fn serialize<S: Serializer, const N: usize>(
-        bytes: &[u8; N],
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&layout::encode_id(bytes))
-    }
-
-    pub(super) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(
-        deserializer: D,
-    ) -> Result<[u8; N], D::Error> {
-        deserializer.deserialize_str(IdText::<N>)
-    }
-
-    struct IdText<const N: usize>;
-
-    impl<const N: usize> Visitor<'_> for IdText<N> {
-        type Value = [u8; N];
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            write!(f, "unpadded base64url of {N} bytes")
-        }
-
-        fn visit_str<E: de::Error>(self, text: &str) -> Result<[u8; N], E> {
-            layout::decode_id(text)
-                .ok_or_else(|| E::custom("not an identifier of the right length"))
-        }
-    }
-}
-
 /// An answer an earlier round proved: the digest of the question it answers
-/// (as [`Contents::question`] records one) and the response that round
+/// (as [`StateContents::question`] records one) and the response that round
 /// accepted, a JSON object in the shape of an `inputResponses` entry (for
 /// instance `{"action": "accept", "content": {...}}`).
 ///
 /// `Debug` shows the question's digest, never the response.
 ///
 /// ```
-/// use mrtr_guard::state::{JsonDigest, Proven};
+/// use mrtr_guard::state::{JsonDigest, ProvenAnswer};
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
 /// let response = json!({"action": "accept", "content": {"email": "ada@example.com"}});
-/// let proven = Proven::new(JsonDigest::of(&ask), response.as_object().cloned().unwrap_or_default());
-/// assert_eq!(proven.question(), &JsonDigest::of(&ask));
-/// assert!(!format!("{proven:?}").contains("ada@"));
+/// let answer = ProvenAnswer::new(JsonDigest::of(&ask), response.as_object().cloned().unwrap_or_default());
+/// assert_eq!(answer.question(), &JsonDigest::of(&ask));
+/// assert!(!format!("{answer:?}").contains("ada@"));
 /// ```
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Proven {
+pub struct ProvenAnswer {
     /// The digest of the `inputRequests` entry answered.
     #[serde(rename = "q")]
     question: JsonDigest,
@@ -142,7 +74,7 @@ pub struct Proven {
     response: Map<String, Value>,
 }
 
-impl Proven {
+impl ProvenAnswer {
     /// The answer `response` to the question whose `inputRequests` entry has
     /// the digest `question`.
     pub fn new(question: JsonDigest, response: Map<String, Value>) -> Self {
@@ -160,9 +92,9 @@ impl Proven {
     }
 }
 
-impl fmt::Debug for Proven {
+impl fmt::Debug for ProvenAnswer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Proven")
+        f.debug_struct("ProvenAnswer")
             .field("question", &self.question)
             .finish_non_exhaustive()
     }
@@ -222,49 +154,49 @@ impl Reask {
 /// and the effect names, never an answer or the application data.
 ///
 /// ```
-/// use mrtr_guard::Contents;
-/// use mrtr_guard::state::{JsonDigest, Proven};
+/// use mrtr_guard::StateContents;
+/// use mrtr_guard::state::{JsonDigest, ProvenAnswer};
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Ship?"}});
 /// let email = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
 /// let response = json!({"action": "accept", "content": {"email": "ada@example.com"}});
-/// let contents = Contents::new(json!({"cart": 17}))
+/// let contents = StateContents::new(json!({"cart": 17}))
 ///     .question("ship", &ask)
-///     .answer("email", Proven::new(JsonDigest::of(&email), response.as_object().cloned().unwrap_or_default()));
+///     .answer("email", ProvenAnswer::new(JsonDigest::of(&email), response.as_object().cloned().unwrap_or_default()));
 /// assert_eq!(contents.questions()["ship"], JsonDigest::of(&ask));
 /// assert!(!format!("{contents:?}").contains("ada@"));
 /// ```
 #[derive(Clone, PartialEq)]
-pub struct Contents<A> {
+pub struct StateContents<A> {
     /// Question key -> digest of the `inputRequests` entry asked under it.
-    asked: BTreeMap<String, JsonDigest>,
+    pub(super) questions: BTreeMap<String, JsonDigest>,
     /// Answer key -> the question it answers and the accepted response.
-    proven: BTreeMap<String, Proven>,
+    pub(super) answers: BTreeMap<String, ProvenAnswer>,
     /// Question key -> the question first asked and its invalid answers.
-    reasks: BTreeMap<String, Reask>,
+    pub(super) reasks: BTreeMap<String, Reask>,
     /// Names of the effects that ran in this flow.
-    once: BTreeSet<String>,
-    app: A,
+    pub(super) ran_effects: BTreeSet<String>,
+    pub(super) app: A,
 }
 
-/// [`Contents`] moved out, member by member.
+/// [`StateContents`] moved out, member by member.
 pub(crate) struct Parts<A> {
-    pub(crate) asked: BTreeMap<String, JsonDigest>,
-    pub(crate) proven: BTreeMap<String, Proven>,
+    pub(crate) questions: BTreeMap<String, JsonDigest>,
+    pub(crate) answers: BTreeMap<String, ProvenAnswer>,
     pub(crate) reasks: BTreeMap<String, Reask>,
-    pub(crate) once: BTreeSet<String>,
+    pub(crate) ran_effects: BTreeSet<String>,
     pub(crate) app: A,
 }
 
-impl<A> Contents<A> {
-    /// Contents holding only the application's data.
+impl<A> StateContents<A> {
+    /// StateContents holding only the application's data.
     pub fn new(app: A) -> Self {
         Self {
-            asked: BTreeMap::new(),
-            proven: BTreeMap::new(),
+            questions: BTreeMap::new(),
+            answers: BTreeMap::new(),
             reasks: BTreeMap::new(),
-            once: BTreeSet::new(),
+            ran_effects: BTreeSet::new(),
             app,
         }
     }
@@ -279,14 +211,14 @@ impl<A> Contents<A> {
     /// Records a question by the digest of its `inputRequests` entry.
     #[must_use]
     pub fn question_digest(mut self, key: impl Into<String>, digest: JsonDigest) -> Self {
-        self.asked.insert(key.into(), digest);
+        self.questions.insert(key.into(), digest);
         self
     }
 
     /// Carries an answer that an earlier round proved.
     #[must_use]
-    pub fn answer(mut self, key: impl Into<String>, proven: Proven) -> Self {
-        self.proven.insert(key.into(), proven);
+    pub fn answer(mut self, key: impl Into<String>, answer: ProvenAnswer) -> Self {
+        self.answers.insert(key.into(), answer);
         self
     }
 
@@ -301,19 +233,19 @@ impl<A> Contents<A> {
 
     /// Records that the effect `name` ran in this flow.
     #[must_use]
-    pub fn ran(mut self, name: impl Into<String>) -> Self {
-        self.once.insert(name.into());
+    pub fn ran_effect(mut self, name: impl Into<String>) -> Self {
+        self.ran_effects.insert(name.into());
         self
     }
 
     /// The questions, by `inputRequests` key.
     pub fn questions(&self) -> &BTreeMap<String, JsonDigest> {
-        &self.asked
+        &self.questions
     }
 
     /// The carried answers, by key.
-    pub fn answers(&self) -> &BTreeMap<String, Proven> {
-        &self.proven
+    pub fn answers(&self) -> &BTreeMap<String, ProvenAnswer> {
+        &self.answers
     }
 
     /// The re-asks among the questions, by key.
@@ -323,7 +255,7 @@ impl<A> Contents<A> {
 
     /// The names of the effects that ran in this flow.
     pub fn ran_effects(&self) -> &BTreeSet<String> {
-        &self.once
+        &self.ran_effects
     }
 
     /// The application's data.
@@ -334,22 +266,22 @@ impl<A> Contents<A> {
     /// Every member, moved out.
     pub(crate) fn into_parts(self) -> Parts<A> {
         Parts {
-            asked: self.asked,
-            proven: self.proven,
+            questions: self.questions,
+            answers: self.answers,
             reasks: self.reasks,
-            once: self.once,
+            ran_effects: self.ran_effects,
             app: self.app,
         }
     }
 }
 
-impl<A> fmt::Debug for Contents<A> {
+impl<A> fmt::Debug for StateContents<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Contents")
-            .field("questions", &self.asked)
-            .field("answers", &self.proven)
+        f.debug_struct("StateContents")
+            .field("questions", &self.questions)
+            .field("answers", &self.answers)
             .field("reasks", &self.reasks)
-            .field("ran", &self.once)
+            .field("ran_effects", &self.ran_effects)
             .finish_non_exhaustive()
     }
 }
@@ -361,8 +293,8 @@ impl<A> fmt::Debug for Contents<A> {
 /// an answer or the application data.
 #[derive(Clone, PartialEq)]
 pub struct Claims<A> {
-    meta: Meta,
-    contents: Contents<A>,
+    pub(super) meta: Meta,
+    pub(super) contents: StateContents<A>,
 }
 
 /// The claims the codec sets: times and the flow's position.
@@ -409,7 +341,7 @@ impl<A> Claims<A> {
     }
 
     /// Answers proven by earlier rounds.
-    pub fn answers(&self) -> &BTreeMap<String, Proven> {
+    pub fn answers(&self) -> &BTreeMap<String, ProvenAnswer> {
         self.contents.answers()
     }
 
@@ -429,16 +361,16 @@ impl<A> Claims<A> {
     }
 
     /// The carried contents, to build the next token from.
-    pub fn into_contents(self) -> Contents<A> {
+    pub fn into_contents(self) -> StateContents<A> {
         self.contents
     }
 
     /// The contents moved out, and the claims left with only their times,
     /// round and flow id (enough for [`StateCodec::next`](crate::state::StateCodec::next)).
-    pub(crate) fn into_parts(self) -> (Claims<()>, Contents<A>) {
+    pub(crate) fn into_parts(self) -> (Claims<()>, StateContents<A>) {
         let meta = Claims {
             meta: self.meta,
-            contents: Contents::new(()),
+            contents: StateContents::new(()),
         };
         (meta, self.contents)
     }
@@ -455,371 +387,5 @@ impl<A> fmt::Debug for Claims<A> {
             .field("meta", &self.meta)
             .field("contents", &self.contents)
             .finish()
-    }
-}
-
-/// The longest the claims are with `q` and `ans` empty, `inv` and `once`
-/// absent, and `app`'s value left out: every time at its widest
-/// (`-377705116800`, 13 characters), `rnd` at 2^32 - 1 (10), the flow id's
-/// 22 characters (`docs/FORMAT.md` §5).
-pub(crate) const SKELETON_LEN: usize = 131;
-
-/// What one carried answer adds to `ans` besides its key and its response
-/// (both as JSON): `:{"q":"`, the digest's 43 characters, `","r":`, `}` and
-/// a comma.
-pub(crate) const ANSWER_FRAME_LEN: usize = 58;
-
-/// What the member `inv` adds when present, besides its object: `,"inv":`.
-pub(crate) const INV_MEMBER_LEN: usize = 7;
-
-/// What the member `once` adds when present, besides its array: `,"once":`.
-pub(crate) const ONCE_MEMBER_LEN: usize = 8;
-
-/// The claims as they are serialized: JSON with short, fixed names, in this
-/// order, `inv` and `once` only when not empty (`docs/FORMAT.md` §5).
-#[derive(Serialize)]
-struct WireOut<'a, A> {
-    iat: i64,
-    exp: i64,
-    dl: i64,
-    rnd: u32,
-    fid: FlowId,
-    q: &'a BTreeMap<String, JsonDigest>,
-    ans: &'a BTreeMap<String, Proven>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    inv: &'a BTreeMap<String, Reask>,
-    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
-    once: &'a BTreeSet<String>,
-    app: &'a A,
-}
-
-/// The claims as they are parsed: every member required but `inv` and
-/// `once`, which are absent rather than empty; none unknown, none twice; no
-/// key twice in `q`, `ans` or `inv`, no name twice in `once`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WireIn<A> {
-    iat: i64,
-    exp: i64,
-    dl: i64,
-    rnd: u32,
-    fid: FlowId,
-    #[serde(deserialize_with = "unique_keys")]
-    q: BTreeMap<String, JsonDigest>,
-    #[serde(deserialize_with = "unique_keys")]
-    ans: BTreeMap<String, Proven>,
-    #[serde(default, deserialize_with = "present_unique_keys")]
-    inv: BTreeMap<String, Reask>,
-    #[serde(default, deserialize_with = "present_names")]
-    once: BTreeSet<String>,
-    app: A,
-}
-
-/// A JSON object as a map, refusing a member name given twice (`serde`'s own
-/// map keeps the last).
-fn unique_keys<'de, D, T>(deserializer: D) -> Result<BTreeMap<String, T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    struct UniqueKeys<T>(PhantomData<T>);
-
-    impl<'de, T: Deserialize<'de>> Visitor<'de> for UniqueKeys<T> {
-        type Value = BTreeMap<String, T>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("an object with distinct member names")
-        }
-
-        fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-            let mut out = BTreeMap::new();
-            while let Some((key, value)) = map.next_entry::<String, T>()? {
-                if out.insert(key, value).is_some() {
-                    return Err(de::Error::custom("a member name given twice"));
-                }
-            }
-            Ok(out)
-        }
-    }
-
-    deserializer.deserialize_map(UniqueKeys(PhantomData))
-}
-
-/// An optional member's object: as [`unique_keys`], and not empty (an empty
-/// one is written by leaving the member out).
-fn present_unique_keys<'de, D, T>(deserializer: D) -> Result<BTreeMap<String, T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    let map = unique_keys(deserializer)?;
-    if map.is_empty() {
-        return Err(de::Error::custom("an empty optional member"));
-    }
-    Ok(map)
-}
-
-/// `once`: a non-empty array of distinct strings.
-fn present_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeSet<String>, D::Error> {
-    struct Names;
-
-    impl<'de> Visitor<'de> for Names {
-        type Value = BTreeSet<String>;
-
-        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("a non-empty array of distinct strings")
-        }
-
-        fn visit_seq<S: de::SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-            let mut out = BTreeSet::new();
-            while let Some(name) = seq.next_element::<String>()? {
-                if !out.insert(name) {
-                    return Err(de::Error::custom("a name given twice"));
-                }
-            }
-            if out.is_empty() {
-                return Err(de::Error::custom("an empty optional member"));
-            }
-            Ok(out)
-        }
-    }
-
-    deserializer.deserialize_seq(Names)
-}
-
-/// Serializes claims to the JSON the token carries.
-#[cfg(test)]
-pub(crate) fn encode<A: Serialize>(
-    meta: &Meta,
-    contents: &Contents<A>,
-) -> Result<Vec<u8>, serde_json::Error> {
-    let mut out = Vec::new();
-    encode_into(meta, contents, &mut out)?;
-    Ok(out)
-}
-
-/// Writes the claims JSON to `out`, where the codec seals it in place.
-pub(crate) fn encode_into<A: Serialize>(
-    meta: &Meta,
-    contents: &Contents<A>,
-    out: impl std::io::Write,
-) -> Result<(), serde_json::Error> {
-    let wire = WireOut {
-        iat: meta.issued_at.unix_timestamp(),
-        exp: meta.expires_at.unix_timestamp(),
-        dl: meta.deadline.unix_timestamp(),
-        rnd: meta.round,
-        fid: meta.flow_id,
-        q: &contents.asked,
-        ans: &contents.proven,
-        inv: &contents.reasks,
-        once: &contents.once,
-        app: &contents.app,
-    };
-    serde_json::to_writer(out, &wire)
-}
-
-/// Parses authenticated claims JSON. `None` when it does not fit: only a
-/// server whose application type changed while tokens were in flight sees it.
-pub(crate) fn decode<A: DeserializeOwned>(bytes: &[u8]) -> Option<Claims<A>> {
-    let wire: WireIn<A> = serde_json::from_slice(bytes).ok()?;
-    // A re-ask is one of the questions asked.
-    if !wire.inv.keys().all(|key| wire.q.contains_key(key)) {
-        return None;
-    }
-    Some(Claims {
-        meta: Meta {
-            issued_at: OffsetDateTime::from_unix_timestamp(wire.iat).ok()?,
-            expires_at: OffsetDateTime::from_unix_timestamp(wire.exp).ok()?,
-            deadline: OffsetDateTime::from_unix_timestamp(wire.dl).ok()?,
-            round: wire.rnd,
-            flow_id: wire.fid,
-        },
-        contents: Contents {
-            asked: wire.q,
-            proven: wire.ans,
-            reasks: wire.inv,
-            once: wire.once,
-            app: wire.app,
-        },
-    })
-}
-
-#[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::cast_possible_truncation,
-    reason = "test code: overflow or truncation panics or fails the test"
-)]
-mod tests {
-    use serde_json::json;
-
-    use super::*;
-
-    fn sample() -> Claims<Value> {
-        Claims {
-            meta: Meta {
-                issued_at: OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap(),
-                expires_at: OffsetDateTime::from_unix_timestamp(1_800_000_600).unwrap(),
-                deadline: OffsetDateTime::from_unix_timestamp(1_800_001_800).unwrap(),
-                round: 2,
-                flow_id: FlowId::from_bytes([7; 16]),
-            },
-            contents: Contents::new(json!({"n": 1}))
-                .question("ship", &json!({"method": "elicitation/create"}))
-                .answer("email", proven_email()),
-        }
-    }
-
-    fn proven_email() -> Proven {
-        let response = json!({"action": "accept", "content": {"email": "a@b.example"}});
-        Proven::new(
-            JsonDigest::from_bytes([9; 32]),
-            response.as_object().cloned().unwrap(),
-        )
-    }
-
-    fn encode_sample() -> Vec<u8> {
-        let claims = sample();
-        encode(&claims.meta, &claims.contents).unwrap()
-    }
-
-    /// The lengths the runtime's budget is computed from, measured.
-    #[test]
-    fn skeleton_answer_and_member_lengths() {
-        let earliest = OffsetDateTime::from_unix_timestamp(-377_705_116_800).unwrap();
-        let meta = Meta {
-            issued_at: earliest,
-            expires_at: earliest,
-            deadline: earliest,
-            round: u32::MAX,
-            flow_id: FlowId::from_bytes([0xff; 16]),
-        };
-        let len = |contents: &Contents<()>| encode(&meta, contents).unwrap().len();
-        let bare = len(&Contents::new(()));
-        assert_eq!(bare, SKELETON_LEN + "null".len());
-        let response = json!({"action": "decline"}).as_object().cloned().unwrap();
-        let proven = Proven::new(JsonDigest::from_bytes([9; 32]), response);
-        let one = len(&Contents::new(()).answer("k", proven.clone()));
-        let two = len(&Contents::new(())
-            .answer("k", proven.clone())
-            .answer("l", proven));
-        let frame = r#""k""#.len() + r#"{"action":"decline"}"#.len() + ANSWER_FRAME_LEN;
-        assert_eq!(one - bare, frame - 1, "the first answer has no comma");
-        assert_eq!(two - one, frame);
-        let reask = Reask::new(JsonDigest::from_bytes([9; 32]), NonZeroU32::MIN);
-        let with_inv = Contents::new(()).question_digest("k", JsonDigest::from_bytes([9; 32]));
-        let inv = len(&with_inv.clone().reask("k", reask)) - len(&with_inv);
-        assert_eq!(
-            inv,
-            INV_MEMBER_LEN
-                + serde_json::to_string(&BTreeMap::from([("k", reask)]))
-                    .unwrap()
-                    .len()
-        );
-        let once = len(&Contents::new(()).ran("e")) - bare;
-        assert_eq!(once, ONCE_MEMBER_LEN + r#"["e"]"#.len());
-    }
-
-    #[test]
-    fn claims_round_trip_through_json() {
-        assert_eq!(decode::<Value>(&encode_sample()), Some(sample()));
-    }
-
-    #[test]
-    fn claims_json_has_fixed_short_names() {
-        let text = String::from_utf8(encode_sample()).unwrap();
-        assert!(
-            text.starts_with(r#"{"iat":1800000000,"exp":1800000600,"dl":1800001800,"rnd":2,"fid":"BwcHBwcHBwcHBwcHBwcHBw","q":{"ship":""#),
-            "{text}"
-        );
-        assert!(
-            text.ends_with(concat!(
-                r#""ans":{"email":{"q":"CQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQk","#,
-                r#""r":{"action":"accept","content":{"email":"a@b.example"}}}},"app":{"n":1}}"#
-            )),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn unknown_or_missing_fields_and_bad_ids_do_not_decode() {
-        let good = String::from_utf8(encode_sample()).unwrap();
-        let extra = good.replacen('{', r#"{"x":1,"#, 1);
-        assert!(decode::<Value>(extra.as_bytes()).is_none());
-        let missing = good.replacen(r#""rnd":2,"#, "", 1);
-        assert!(decode::<Value>(missing.as_bytes()).is_none());
-        let short_fid = good.replacen("BwcHBwcHBwcHBwcHBwcHBw", "BwcH", 1);
-        assert!(decode::<Value>(short_fid.as_bytes()).is_none());
-        let wrong_app = decode::<u32>(good.as_bytes());
-        assert!(wrong_app.is_none());
-        let duplicate = good.replacen(r#""rnd":2,"#, r#""rnd":2,"rnd":1,"#, 1);
-        assert!(decode::<Value>(duplicate.as_bytes()).is_none());
-    }
-
-    /// Every rule of `q` and `ans`: strict identifiers of the right length,
-    /// exactly `q` and `r` in an answer, `r` an object, no key twice.
-    #[test]
-    fn questions_and_answers_parse_strictly() {
-        let good = String::from_utf8(encode_sample()).unwrap();
-        let digest = "CQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQk";
-        let ship = format_ship(&good);
-        let changes = [
-            // A question digest of 31 bytes, padded, or not text.
-            good.replacen(&ship, &ship[..ship.len() - 2], 1),
-            good.replacen(&ship, &format!("{ship}="), 1),
-            good.replacen(&format!("\"{ship}\""), "[]", 1),
-            // A question key twice.
-            good.replacen(r#""q":{"#, &format!(r#""q":{{"ship":"{ship}","#), 1),
-            // An answer's digest of 33 bytes; missing, unknown or doubled members.
-            good.replacen(digest, &format!("{digest}CQ"), 1),
-            good.replacen(&format!(r#""q":"{digest}","#), "", 1),
-            good.replacen(r#","r":{"#, r#","x":1,"r":{"#, 1),
-            good.replacen(r#","r":{"#, &format!(r#","q":"{digest}","r":{{"#), 1),
-            // A response that is no object.
-            good.replacen(
-                r#""r":{"action":"accept","content":{"email":"a@b.example"}}"#,
-                r#""r":"accept""#,
-                1,
-            ),
-            // An answer key twice; `ans` not an object.
-            good.replacen(
-                r#""ans":{"#,
-                r#""ans":{"email":{"q":"CQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQk","r":{}},"#,
-                1,
-            ),
-            good.replacen(r#""ans":{"#, r#""ans":[{"#, 1)
-                .replacen(r#"},"app""#, r#"}],"app""#, 1),
-        ];
-        for text in changes {
-            assert_ne!(text, good);
-            assert!(decode::<Value>(text.as_bytes()).is_none(), "{text}");
-        }
-    }
-
-    /// The spelling of the sample's `ship` digest.
-    fn format_ship(claims: &str) -> String {
-        let start = claims.find(r#""ship":""#).unwrap() + r#""ship":""#.len();
-        claims[start..start + 43].to_owned()
-    }
-
-    #[test]
-    fn times_outside_years_minus_9999_to_9999_do_not_decode() {
-        let good = String::from_utf8(encode_sample()).unwrap();
-        for (iat, ok) in [
-            ("-377705116800", true),
-            ("253402300799", true),
-            ("-377705116801", false),
-            ("253402300800", false),
-            ("1800000000.5", false),
-            ("9223372036854775808", false),
-        ] {
-            let text = good.replacen("1800000000", iat, 1);
-            assert_eq!(decode::<Value>(text.as_bytes()).is_some(), ok, "{iat}");
-        }
-        let negative_round = good.replacen(r#""rnd":2"#, r#""rnd":-1"#, 1);
-        assert!(decode::<Value>(negative_round.as_bytes()).is_none());
-        let huge_round = good.replacen(r#""rnd":2"#, r#""rnd":4294967296"#, 1);
-        assert!(decode::<Value>(huge_round.as_bytes()).is_none());
     }
 }

@@ -14,13 +14,13 @@ use crate::state::layout::{self, Mode, RawToken, SplitError};
 /// parses may still be forged; only `open_at` tells.
 ///
 /// ```
-/// use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+/// use mrtr_guard::{Binding, StateContents, MasterKey, Method, Mode, StateCodec, StateError};
 /// use mrtr_guard::state::TokenInfo;
 ///
 /// let key = MasterKey::from_bytes(&[7; 32])?;
 /// let key_id = key.id();
 /// let codec = StateCodec::builder("https://mcp.example.com", key).build()?;
-/// let token = codec.start(&Binding::new("ada", Method::ToolsCall, "ShipOrder", None), &Contents::new(()))?;
+/// let token = codec.start(&Binding::new("ada", Method::ToolsCall, "ShipOrder", None), &StateContents::new(()))?;
 ///
 /// let info = TokenInfo::parse(&token)?;
 /// assert_eq!(info.mode(), Mode::Sealed);

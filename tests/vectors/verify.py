@@ -310,13 +310,47 @@ class _Dup(ValueError):
     pass
 
 
+class _Obj(dict):
+    """A JSON object as parsed: the last of a repeated member name counts,
+    and `dup` says whether one was repeated (§5.2 refuses that everywhere in
+    the claims but inside `r` and `app`)."""
+    dup = False
+
+
 def _pairs_no_dup(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+    out = _Obj()
     for k, v in pairs:
         if k in out:
-            raise _Dup(f"duplicate member {k!r}")
+            out.dup = True
         out[k] = v
     return out
+
+
+def _refuse_dups(value: Any, what: str) -> None:
+    """Outside the claims (vector files, arguments): no repeated names at all."""
+    if isinstance(value, dict):
+        if getattr(value, "dup", False):
+            raise _Dup(f"duplicate member in {what}")
+        for k, v in value.items():
+            _refuse_dups(v, what)
+    elif isinstance(value, list):
+        for v in value:
+            _refuse_dups(v, what)
+
+
+MAX_DEPTH = 127
+
+
+def _depth(value: Any) -> int:
+    """Levels of arrays and objects nested in each other; a scalar is 0, the
+    claims object itself counts 1 (§5.2)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, dict)):
+            deepest = max(deepest, d)
+            stack.extend((c, d + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 def _no_constant(name: str) -> Any:
@@ -341,10 +375,27 @@ def _check_text(value: Any) -> None:
             _check_text(v)
 
 
-def strict_json(data: bytes) -> Any:
+def strict_json(data: bytes, dups_refused: bool = True) -> Any:
     text = data.decode("utf-8")  # strict: invalid UTF-8 raises; a BOM stays and fails below
     value = _STRICT_JSON.decode(text)
     _check_text(value)
+    if dups_refused:
+        _refuse_dups(value, "JSON text")
+    return value
+
+
+def _object(value: Any, what: str) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not an object")
+    if getattr(value, "dup", False):
+        raise ValueError(f"{what} names a member twice")
+    return value
+
+
+def _lenient_object(value: Any, what: str) -> dict:
+    """`r`: an object; a repeated name keeps the last (§5.2)."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{what} is not an object")
     return value
 
 
@@ -365,16 +416,13 @@ def _id(value: Any, length: int, what: str) -> bytes:
     return raw
 
 
-def _object(value: Any, what: str) -> dict:
-    if not isinstance(value, dict):
-        raise ValueError(f"{what} is not an object")
-    return value
-
-
-def parse_claims(data: bytes) -> Claims:
+def parse_claims(data: bytes, app_type: str | None = None) -> Claims:
     """§5 and §8 step 7. Raises Refused('bad_claims')."""
     try:
-        obj = _object(strict_json(data), "claims")
+        value = strict_json(data, dups_refused=False)
+        if _depth(value) > MAX_DEPTH:
+            raise ValueError(f"the claims nest more than {MAX_DEPTH} levels deep")
+        obj = _object(value, "claims")
         missing = [m for m in CLAIM_MEMBERS if m not in obj]
         extra = [m for m in obj if m not in CLAIM_MEMBERS + OPTIONAL_MEMBERS]
         if missing or extra:
@@ -388,9 +436,11 @@ def parse_claims(data: bytes) -> Claims:
             entry = _object(val, f"ans[{key!r}]")
             if sorted(entry) != ["q", "r"]:
                 raise ValueError(f"ans[{key!r}] has members {sorted(entry)}, not q and r")
-            ans[key] = Proven(_id(entry["q"], 32, f"ans[{key!r}].q"), _object(entry["r"], f"ans[{key!r}].r"))
+            ans[key] = Proven(_id(entry["q"], 32, f"ans[{key!r}].q"), _lenient_object(entry["r"], f"ans[{key!r}].r"))
         inv = _parse_inv(obj["inv"], q) if "inv" in obj else {}
         once = _parse_once(obj["once"]) if "once" in obj else []
+        if app_type == "object" and not isinstance(obj["app"], dict):
+            raise ValueError("app does not fit the application's type (an object)")
         return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"], inv, once)
     except (ValueError, UnicodeError, RecursionError) as e:
         raise Refused("bad_claims", str(e)) from None
@@ -595,7 +645,7 @@ class Codec:
             if not hmac.compare_digest(tag, _hmac(key.sign_key, ctx + LP(claims_bytes))):
                 raise Refused("forged")
         # 7
-        c = parse_claims(claims_bytes)
+        c = parse_claims(claims_bytes, getattr(self, "app_type", None))
         # 8
         latest = _checked_add(now, p.skew)
         if latest is None or not c.iat <= latest:
@@ -632,13 +682,18 @@ def _std_b64(s: str) -> bytes:
 def load_json(path: Path) -> Any:
     """A vector file, its numbers read as §4.1 says (so that the arguments
     in it are the values a verifier would see)."""
-    return _STRICT_JSON.decode(path.read_text("utf-8"))
+    value = _STRICT_JSON.decode(path.read_text("utf-8"))
+    _refuse_dups(value, str(path))
+    return value
 
 
 def codec_for(v: dict) -> Codec:
     pol = Policy(**v["policy"])
     ring = KeyRing(_std_b64(v["keys"]["active"]), [_std_b64(k) for k in v["keys"]["verify_only"]])
-    return Codec(v["mode"], v["audience"], ring, pol, bool(v["anonymous"]), bool(v.get("replay_guard", False)))
+    codec = Codec(v["mode"], v["audience"], ring, pol, bool(v["anonymous"]), bool(v.get("replay_guard", False)))
+    # §10: the verifier's application type; absent, any JSON value fits.
+    codec.app_type = v.get("app_type")
+    return codec
 
 
 def binding_for(v: dict) -> Binding:
@@ -867,6 +922,9 @@ class Runner:
             "once-null": good.replace('"app":null', '"once":null,"app":null'),
             "nan": good.replace('"app":null', '"app":NaN'),
             "lone-surrogate": good.replace('"app":null', '"app":"\\ud800"'),
+            "too-deep": good.replace('"app":null', '"app":' + "[" * 127 + "]" * 127),
+            "q-key-twice": good.replace('"q":{}', '"q":{"k":"' + b64url_encode(bytes(32)) + '","k":"'
+                                        + b64url_encode(bytes(32)) + '"}'),
             "bad-utf8": None,
         }
         for mode in ("sealed", "signed"):
@@ -878,6 +936,18 @@ class Runner:
                 r = _reason(lambda: codec.open(tok, b, 200))
                 self.check(f"self:{mode}-bad-claims-{label}",
                            [] if r == "bad_claims" else [f"expected bad_claims, got {r}"])
+            # §5.2: 126 levels in app (127 with the claims) parse; inside r and
+            # app a repeated member name keeps the last
+            deep = good.replace('"app":null', '"app":' + "[" * 126 + "]" * 126)
+            tok = codec.seal_bytes(deep.encode(), b, nonce)
+            r = _reason(lambda: codec.open(tok, b, 200))
+            self.check(f"self:{mode}-depth-127", [] if r is None else [f"got {r}"])
+            twice = good.replace('"ans":{}', '"ans":{"k":{"q":"' + b64url_encode(bytes(32))
+                                 + '","r":{"a":1,"a":2}}}').replace('"app":null', '{"x":1,"x":2}'.join(['"app":', '']))
+            tok = codec.seal_bytes(twice.encode(), b, nonce)
+            got = _try(lambda: codec.open(tok, b, 200))
+            ok = got is not None and got.ans["k"].r == {"a": 2} and got.app == {"x": 2}
+            self.check(f"self:{mode}-repeated-name-in-r-and-app", [] if ok else ["not kept the last"])
             # rnd 0 parses, then fails step 11
             tok = codec.seal_bytes(good.replace('"rnd":1', '"rnd":0').encode(), b, nonce)
             r = _reason(lambda: codec.open(tok, b, 200))

@@ -33,7 +33,7 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use cookie::{Cookie, CookieJar};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use hmac::{Hmac, Mac};
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec};
+use mrtr_guard::{Binding, MasterKey, Method, Mode, StateCodec, StateContents};
 use mrtr_guard_peers::app_data;
 use pasetors::claims::ClaimsValidationRules;
 use pasetors::keys::SymmetricKey;
@@ -89,7 +89,7 @@ fn ours<'a>(mode: Mode, binding: &'a Binding<'a>, now: OffsetDateTime) -> Peer<'
         name: "mrtr-guard",
         mint: Box::new(move |app| {
             codec
-                .start_at(binding, &Contents::new(app), now)
+                .start_at(binding, &StateContents::new(app), now)
                 .expect("mint")
         }),
         verify: Box::new(move |token, app| {
@@ -251,7 +251,7 @@ fn our_bytes(
         .build()
         .expect("codec");
     let token = codec
-        .start_at(binding, &Contents::new(app), now)
+        .start_at(binding, &StateContents::new(app), now)
         .expect("mint");
     let bytes = URL_SAFE_NO_PAD.decode(token).expect("base64");
     // version(1) | key id(4) | claims | tag(32)

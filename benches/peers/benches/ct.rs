@@ -52,7 +52,7 @@ use dudect_bencher::ctbench::{BenchMetadata, BenchName, BenchOpts, run_benches_c
 use dudect_bencher::rand::RngExt as _;
 use dudect_bencher::{BenchRng, Class, CtRunner};
 use mrtr_guard::state::TokenInfo;
-use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
+use mrtr_guard::{Binding, MasterKey, Method, Mode, StateCodec, StateContents, StateError};
 use mrtr_guard_peers::app_data;
 use serde_json::{Value, json};
 use time::OffsetDateTime;
@@ -185,7 +185,7 @@ fn tokens(codec: &StateCodec, binding: &Binding<'_>, now: OffsetDateTime) -> Vec
     (0..TOKENS)
         .map(|_| {
             codec
-                .start_at(binding, &Contents::new(app_data(512)), now)
+                .start_at(binding, &StateContents::new(app_data(512)), now)
                 .expect("mint")
         })
         .collect()
