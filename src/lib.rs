@@ -32,7 +32,7 @@
 //! - **Timing.** Tags are compared in constant time, a wrong binding fails at
 //!   the same check after the same work as a wrong tag, and master-key text
 //!   is decoded without a table lookup or a branch on any character. A dudect
-//!   test (`benches/peers`, README "Cost") measures it.
+//!   test (`benches/peers`, docs/BENCHMARKS.md "Constant time") measures it.
 //!
 //! # What is not protected
 //!
@@ -80,8 +80,8 @@
 //! # Multi-round tools
 //!
 //! [`Flow`] (once per server) and [`Round`] (once per call) turn the codec
-//! and the forms into a handler written once: see the [`Round`] docs and the
-//! README. The handler runs again from the top in every round; an effect that
+//! and the forms into a handler written once: see the [`Round`] docs and
+//! docs/GUIDE.md. The handler runs again from the top in every round; an effect that
 //! must happen once per flow goes through [`Round::once`]. Invalid answers are
 //! asked again saying why, and a flow whose answers keep failing, or that
 //! reaches its round cap or deadline while asking, ends with
@@ -155,6 +155,17 @@ pub mod __private;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
+
+/// docs/GUIDE.md's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/GUIDE.md")]
+struct GuideDoctests;
+
+/// docs/RMCP.md's code blocks are `ignore`d (tests/rmcp_macros.rs compiles
+/// them); included so that a runnable block added there runs.
+#[cfg(doctest)]
+#[doc = include_str!("../docs/RMCP.md")]
+struct RmcpDoctests;
 
 // ---- Public API: what a server author touches ----------------------------
 // Everything else is in its module: `state` (the token codec's parts),

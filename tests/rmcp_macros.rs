@@ -4,7 +4,7 @@
 //!
 //! - the README's `ShipOrder` (the snippet is checked against this file);
 //! - a tool with arguments, its state bound to the raw arguments;
-//! - the README's comparison: the same tool on `rmcp`'s own `request-state`
+//! - docs/RMCP.md's comparison: the same tool on `rmcp`'s own `request-state`
 //!   feature, and what it lets through.
 
 #![cfg(feature = "examples")]
@@ -385,7 +385,7 @@ async fn the_rmcp_only_version_works_and_lets_through_what_mrtr_guard_refuses() 
     assert_eq!(text(&moved), "Shipped as 1Z.");
 }
 
-// ---- the README's snippets --------------------------------------------------------------
+// ---- the snippets in the README and docs/RMCP.md ---------------------------------------
 
 /// The lines the README counts: non-blank, not a `//` comment, trimmed.
 fn counted(text: &str) -> Vec<&str> {
@@ -404,13 +404,11 @@ fn region<'a>(source: &'a str, name: &str) -> &'a str {
     &source[start..stop]
 }
 
-/// The count the README states after `marker`, and the code block that
+/// The count a document states after `marker`, and the code block that
 /// follows it.
-fn readme_block<'a>(readme: &'a str, marker: &str) -> (usize, &'a str) {
-    let at = readme
-        .find(marker)
-        .unwrap_or_else(|| panic!("no {marker:?}"));
-    let rest = &readme[at + marker.len()..];
+fn doc_block<'a>(doc: &'a str, marker: &str) -> (usize, &'a str) {
+    let at = doc.find(marker).unwrap_or_else(|| panic!("no {marker:?}"));
+    let rest = &doc[at + marker.len()..];
     let stated = rest
         .trim_start_matches(", ")
         .split(' ')
@@ -423,17 +421,28 @@ fn readme_block<'a>(readme: &'a str, marker: &str) -> (usize, &'a str) {
     (stated, &rest[start..stop])
 }
 
+/// The README shows the mrtr-guard tool; docs/RMCP.md the same tool on
+/// `rmcp`'s `request-state`.
 #[test]
 fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
     let readme = include_str!("../README.md");
+    let rmcp_doc = include_str!("../docs/RMCP.md");
     let source = include_str!("rmcp_macros.rs");
-    let snippets: [(&str, &[&str]); 2] = [
-        ("snippet: mrtr-guard", &["form", "field", "init", "tool"]),
-        ("snippet: rmcp request-state", &["rmcp form", "rmcp tool"]),
+    let snippets: [(&str, &str, &[&str]); 2] = [
+        (
+            readme,
+            "snippet: mrtr-guard",
+            &["form", "field", "init", "tool"],
+        ),
+        (
+            rmcp_doc,
+            "snippet: rmcp request-state",
+            &["rmcp form", "rmcp tool"],
+        ),
     ];
     let mut counts = Vec::new();
-    for (marker, regions) in snippets {
-        let (stated, block) = readme_block(readme, marker);
+    for (doc, marker, regions) in snippets {
+        let (stated, block) = doc_block(doc, marker);
         let shown = counted(block);
         let run: Vec<&str> = regions
             .iter()
@@ -441,7 +450,7 @@ fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
             .collect();
         assert_eq!(shown, run, "{marker}");
         assert_eq!(shown.len(), stated, "{marker}: the README's count");
-        assert!(readme.contains(&format!("**{stated} lines**")), "{marker}");
+        assert!(doc.contains(&format!("**{stated} lines**")), "{marker}");
         counts.push(stated);
     }
     assert!(
@@ -449,4 +458,7 @@ fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
         "the mrtr-guard ShipOrder is {} lines",
         counts[0]
     );
+    // Each document names the other's count as it stands.
+    assert!(rmcp_doc.contains(&format!("**{} lines**", counts[0])));
+    assert!(readme.contains(&format!("({} lines)", counts[1])));
 }

@@ -6,7 +6,7 @@
 //! Use them through mrtr-guard's feature `derive`, which re-exports both
 //! beside the traits they implement (`mrtr_guard::{FormFields, FormChoice}`).
 //! The generated code names `::mrtr_guard`, so the dependency must keep that
-//! name. mrtr-guard's README, section "Forms from your types", has an example
+//! name. mrtr-guard's docs/GUIDE.md, section "Forms from your types", has an example
 //! that runs.
 #![forbid(unsafe_code)]
 

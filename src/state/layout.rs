@@ -40,7 +40,7 @@ pub(crate) fn encode_token(bytes: &[u8]) -> String {
 /// Decodes token text strictly: URL-safe alphabet only, no padding, no white
 /// space, and no stray bits in the last character, so that one token has
 /// exactly one spelling. Token text is not secret: the `base64` crate's
-/// table-driven decoder is used (README "Cost" measures its timing).
+/// table-driven decoder is used (docs/BENCHMARKS.md "Constant time" measures its timing).
 pub(crate) fn decode_token(text: &str) -> Option<Vec<u8>> {
     URL_SAFE_NO_PAD.decode(text).ok()
 }

@@ -23,6 +23,19 @@
 //! Groups: `{sealed,signed}-mint+verify` (one mint, then one verify of the
 //! fresh token) and `{sealed,signed}-verify` (verify only).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    missing_docs,
+    reason = "benchmark code (the workspace lints are for the library): a panic is a failed run"
+)]
+
 use std::hint::black_box;
 use std::time::Duration;
 

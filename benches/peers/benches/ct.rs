@@ -44,6 +44,19 @@
 //! copying the chosen input from where it lies, each gave |t| well above
 //! 4.5 to classes with identical bytes.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    missing_docs,
+    reason = "benchmark code (the workspace lints are for the library): a panic is a failed run"
+)]
+
 use std::hint::black_box;
 
 use base64::Engine as _;

@@ -11,6 +11,19 @@
 //! answer and 512 B of application data); `serde_json::to_vec` of the
 //! `input_required` response.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    missing_docs,
+    reason = "benchmark code (the workspace lints are for the library): a panic is a failed run"
+)]
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

@@ -6,6 +6,19 @@
 //! the rejected content, as our report does. All start from an already parsed
 //! `serde_json::Value`.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    missing_docs,
+    reason = "benchmark code (the workspace lints are for the library): a panic is a failed run"
+)]
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};

@@ -1,6 +1,19 @@
 //! Fixtures shared by the benchmarks that compare mrtr-guard with peer crates
 //! (this package holds nothing else and is not published).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    clippy::cast_possible_wrap,
+    clippy::cast_sign_loss,
+    missing_docs,
+    reason = "benchmark code (the workspace lints are for the library): a panic is a failed run"
+)]
+
 use mrtr_guard::{Field, Form};
 use serde_json::{Value, json};
 
