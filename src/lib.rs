@@ -136,6 +136,9 @@
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
 //! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
 #![forbid(unsafe_code)]
+// docs.rs (`--cfg docsrs`, nightly): every feature-gated item is marked with
+// its feature (`doc_cfg` reads the `#[cfg]`s; it took in `doc_auto_cfg`).
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod form;
 pub mod runtime;
@@ -189,7 +192,15 @@ pub use runtime::{Call, Flow, Reply, Response, Round, Stop};
 // Forms: the questions, and the answers once validated.
 pub use form::{Answers, Field, Form, FormChoice, FormFields, Report};
 // `#[derive(FormFields, FormChoice)]`, named like the traits (feature `derive`).
+/// Feature `derive`: `#[derive(FormChoice)]`, the [`form::FormChoice`]
+/// options of an enum.
+///
 #[cfg(feature = "derive")]
-pub use mrtr_guard_derive::{FormChoice, FormFields};
+pub use mrtr_guard_derive::FormChoice;
+/// Feature `derive`: `#[derive(FormFields)]`, the [`form::FormFields`]
+/// form of a struct.
+///
+#[cfg(feature = "derive")]
+pub use mrtr_guard_derive::FormFields;
 // The JSON-RPC error every failure becomes on the wire.
 pub use wire::RpcError;

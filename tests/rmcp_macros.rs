@@ -23,7 +23,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use mrtr_guard::rmcp::{Args, RmcpFlow, ToolCall, ToolResponse, tool_response};
+use mrtr_guard::rmcp::{BoundArgs, RmcpFlow, ToolCall, ToolResponse, tool_response};
 use mrtr_guard::tower::ScreenLayer;
 use mrtr_guard::{Flow, Form, FormFields, KeyRing, MasterKey, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -98,7 +98,7 @@ impl Shop {
     #[tool(name = "ShipOrderById")]
     async fn ship_order_by_id(
         &self,
-        Parameters(order): Parameters<Args<Order>>,
+        Parameters(order): Parameters<BoundArgs<Order>>,
         call: ToolCall,
     ) -> ToolResponse {
         let mut round = self.flow.round_with(call, &order).await?;

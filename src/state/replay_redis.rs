@@ -22,7 +22,8 @@ use time::OffsetDateTime;
 use crate::state::claims::FlowId;
 use crate::state::replay::{ReplayError, ReplayGuard};
 
-/// A replay guard on Redis, for servers that run as several instances.
+/// Feature `redis`: a replay guard on Redis, for servers that run as
+/// several instances.
 ///
 /// Give every instance's codec a guard on the same Redis and a token opens
 /// once across all of them. The guard connects lazily, keeps a few idle
@@ -249,7 +250,8 @@ impl fmt::Debug for RedisReplayGuard {
     }
 }
 
-/// Settings for a [`RedisReplayGuard`]; see [`RedisReplayGuard::builder`].
+/// Feature `redis`: settings for a [`RedisReplayGuard`]; see
+/// [`RedisReplayGuard::builder`].
 #[must_use]
 pub struct RedisGuardBuilder {
     url: String,
@@ -378,7 +380,7 @@ impl fmt::Debug for RedisGuardBuilder {
     }
 }
 
-/// Why a [`RedisReplayGuard`] could not be built.
+/// Feature `redis`: why a [`RedisReplayGuard`] could not be built.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RedisConfigError {

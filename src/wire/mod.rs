@@ -26,10 +26,10 @@ pub use misuse::Misuse;
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};
-#[cfg(feature = "rmcp")]
-pub(crate) use request::PROPERTY_ORDER_META;
 #[cfg(feature = "tower")]
-pub(crate) use request::apply_property_order;
+pub(crate) use request::OrderedSchema;
+#[cfg(any(feature = "rmcp", feature = "tower"))]
+pub(crate) use request::PROPERTY_ORDER_META;
 pub use request::{ElicitRequest, InputRequest, InputRequests, RootsRequest, SamplingRequest};
 pub use response::{
     CreateMessageResult, ElicitAction, ElicitResult, InputResponse, InputResponses,

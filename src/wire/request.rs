@@ -228,9 +228,17 @@ impl Serialize for FormParams<'_> {
 
 /// A schema `Value` written `type` first, then its other keys, with the
 /// members of `properties` in `order` (names it does not list follow).
-struct OrderedSchema<'a> {
+pub(crate) struct OrderedSchema<'a> {
     schema: &'a Value,
     order: &'a [String],
+}
+
+impl<'a> OrderedSchema<'a> {
+    /// `schema`, to be written with its properties in `order`.
+    #[cfg(feature = "tower")]
+    pub(crate) fn new(schema: &'a Value, order: &'a [String]) -> Self {
+        Self { schema, order }
+    }
 }
 
 impl Serialize for OrderedSchema<'_> {
@@ -293,90 +301,6 @@ impl Serialize for InOrder<'_> {
 /// params through a `serde_json::Value`, which sorts them.
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) const PROPERTY_ORDER_META: &str = "dev.mrtr-guard/propertyOrder";
-
-/// Where an `input_required` JSON-RPC response holds each ask's schema.
-#[cfg(feature = "tower")]
-const SCHEMA_PATH: [&str; 5] = ["result", "inputRequests", "*", "params", "requestedSchema"];
-
-/// A JSON-RPC response body whose `result._meta` holds a
-/// [`PROPERTY_ORDER_META`] hint, written again without the hint and with
-/// each named ask's `requestedSchema.properties` in the hinted order; `None`
-/// for any other body (leave it as it is).
-#[cfg(feature = "tower")]
-pub(crate) fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
-    let hint = PROPERTY_ORDER_META.as_bytes();
-    if !body.windows(hint.len()).any(|window| window == hint) {
-        return None;
-    }
-    let mut reply: Value = serde_json::from_slice(body).ok()?;
-    let result = reply.get_mut("result")?.as_object_mut()?;
-    let meta = result.get_mut("_meta")?.as_object_mut()?;
-    let orders = meta.remove(PROPERTY_ORDER_META)?;
-    if meta.is_empty() {
-        result.remove("_meta");
-    }
-    let orders = orders.as_object()?;
-    let step = Step {
-        value: &reply,
-        path: &SCHEMA_PATH,
-        ask: "",
-        orders,
-    };
-    serde_json::to_vec(&step).ok()
-}
-
-/// `value`, with the member `path` names (`"*"`: every member, whose name
-/// is the ask key) written by [`OrderedSchema`] in the ask's order.
-#[cfg(feature = "tower")]
-struct Step<'a> {
-    value: &'a Value,
-    path: &'a [&'a str],
-    ask: &'a str,
-    orders: &'a Map<String, Value>,
-}
-
-#[cfg(feature = "tower")]
-impl Serialize for Step<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Some((head, rest)) = self.path.split_first() else {
-            let order: Vec<String> = match self.orders.get(self.ask) {
-                Some(Value::Array(names)) => names
-                    .iter()
-                    .filter_map(|name| name.as_str().map(str::to_owned))
-                    .collect(),
-                _ => Vec::new(),
-            };
-            return OrderedSchema {
-                schema: self.value,
-                order: &order,
-            }
-            .serialize(serializer);
-        };
-        let Value::Object(members) = self.value else {
-            return self.value.serialize(serializer);
-        };
-        let mut map = serializer.serialize_map(Some(members.len()))?;
-        for (name, value) in members {
-            if *head == "*" || head == name {
-                let ask = if *head == "*" {
-                    name.as_str()
-                } else {
-                    self.ask
-                };
-                let next = Step {
-                    value,
-                    path: rest,
-                    ask,
-                    orders: self.orders,
-                };
-                map.serialize_entry(name, &next)?;
-            } else {
-                map.serialize_entry(name, value)?;
-            }
-        }
-        map.end()
-    }
-}
 
 impl PartialEq for ElicitRequest {
     fn eq(&self, other: &Self) -> bool {
@@ -630,36 +554,6 @@ mod tests {
         assert_eq!(
             InputRequest::Roots(RootsRequest::new()).to_json(),
             json!({"method": "roots/list"})
-        );
-    }
-
-    #[cfg(feature = "tower")]
-    #[test]
-    fn the_order_hint_is_applied_and_removed() {
-        let props = json!({"roles": {"type": "array"}, "teamSize": {"type": "integer"}});
-        let reply = |meta: Value| {
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"_meta": meta,
-                "inputRequests": {"team": {"method": "elicitation/create", "params": {
-                    "mode": "form", "message": "m",
-                    "requestedSchema": {"type": "object", "properties": props}}}}}})
-        };
-        let hinted = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}, "k": 1}));
-        let text = apply_property_order(hinted.to_string().as_bytes()).unwrap();
-        let text = String::from_utf8(text).unwrap();
-        assert!(text.find("teamSize") < text.find("roles"), "{text}");
-        assert!(!text.contains(PROPERTY_ORDER_META), "{text}");
-        // Nothing but the order changed.
-        let mut expected = reply(json!({"k": 1}));
-        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
-        // The hint alone in `_meta`: `_meta` goes too.
-        let alone = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}}));
-        let text = apply_property_order(alone.to_string().as_bytes()).unwrap();
-        expected["result"].as_object_mut().unwrap().remove("_meta");
-        assert_eq!(serde_json::from_slice::<Value>(&text).unwrap(), expected);
-        // No hint: nothing to do.
-        assert_eq!(
-            apply_property_order(reply(json!({})).to_string().as_bytes()),
-            None
         );
     }
 

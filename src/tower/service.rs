@@ -1,53 +1,6 @@
-//! Feature `tower`: a tower [`Layer`] that screens Streamable HTTP request
-//! bodies before an MCP SDK parses them.
-//!
-//! `rmcp` (like most JSON-RPC stacks) parses a body with `serde_json`, which
-//! keeps the last of two equal keys, accepts lone surrogates in `\u` escapes,
-//! and reads `null` where an `Option` is expected as "absent". Put
-//! [`ScreenLayer`] in front of its `StreamableHttpService` and every `POST`
-//! body is, before the service sees it:
-//!
-//! - read up to the byte cap ([`Limits::max_bytes`], 1 MiB by default), and
-//!   refused beyond it with HTTP 413 and [`RpcError::body_too_large`]
-//!   (`-32600`), without reading the rest when `Content-Length` already says
-//!   so;
-//! - parsed strictly ([`screen_body`]): duplicate keys, lone surrogates,
-//!   trailing data, nesting deeper than [`Limits::max_depth`], invalid UTF-8
-//!   are refused with HTTP 400 and [`RpcError::parse_error`] (`-32700`);
-//! - for `tools/call`, `prompts/get` and `resources/read`, checked for
-//!   retry fields `rmcp`'s types would misread: a `requestState` that is
-//!   not a string (`null` included) gets
-//!   [`RpcError::invalid_request_state`], a malformed `inputResponses`
-//!   (`null` included) [`RpcError::invalid_input_responses`] (`-32602`,
-//!   HTTP 200, as the handler would answer). Without this, `rmcp` reads
-//!   `"requestState": null` as no state and starts the flow over;
-//! - optionally ([`ScreenLayer::with_header_check`]) checked against its
-//!   `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers
-//!   ([`HeaderCheck`]; HTTP 400, `-32020`). `rmcp` makes the same checks
-//!   itself, so its servers leave this off.
-//!
-//! A body that passes goes on byte for byte as it came. Refusals are
-//! `application/json` JSON-RPC error responses, with the request's `id`
-//! when the body parsed and `null` when it did not. Requests other than
-//! `POST` (the `GET` and `DELETE` of Streamable HTTP) pass through untouched,
-//! body unread. Every `POST` is screened whatever its `Content-Type`: the
-//! service behind decides on the type, the layer makes sure no body it
-//! might parse escapes the screen.
-//!
-//! ```
-//! use mrtr_guard::form::Limits;
-//! use mrtr_guard::tower::ScreenLayer;
-//! use tower_layer::Layer;
-//!
-//! # #[derive(Clone)] struct Mcp;
-//! // let mcp = StreamableHttpService::new(...);
-//! # let mcp = Mcp;
-//! let screened = ScreenLayer::new()
-//!     .with_limits(Limits::default().with_max_bytes(256 * 1024))
-//!     .layer(mcp);
-//! // axum::Router::new().nest_service("/mcp", screened)
-//! # let _ = screened;
-//! ```
+//! [`Screen`]: the service [`ScreenLayer`](super::ScreenLayer) makes. It
+//! screens a `POST` body before the inner service sees it and answers a
+//! refusal itself.
 
 use std::error::Error;
 use std::fmt;
@@ -62,12 +15,12 @@ use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
 use serde_json::{Map, Value, json};
-use tower_layer::Layer;
 use tower_service::Service;
 
+use super::order::in_declared_order;
 use crate::form::Limits;
 use crate::state::Method;
-use crate::wire::{HeaderCheck, RpcError, apply_property_order, retry_fields, screen_body};
+use crate::wire::{HeaderCheck, RpcError, retry_fields, screen_body};
 
 /// The body a screened service receives, and the body of its responses:
 /// the buffered, screened bytes or a refusal ([`Either::Left`]), or the
@@ -78,59 +31,26 @@ pub type ScreenedBody<B> = Either<Full<Bytes>, B>;
 /// The future of a [`Screen`] call.
 pub type ScreenFuture<T, E> = Pin<Box<dyn Future<Output = Result<T, E>> + Send>>;
 
-/// A tower [`Layer`] that screens request bodies (see the [module](self)).
-///
-/// Cheap to clone; the settings are shared by the services it makes.
+/// The settings of a [`ScreenLayer`](super::ScreenLayer), shared by the
+/// services it makes.
 #[derive(Debug, Clone, Default)]
-pub struct ScreenLayer {
-    config: Arc<Config>,
+pub(super) struct Config {
+    pub(super) limits: Limits,
+    pub(super) headers: Option<HeaderCheck>,
 }
 
-#[derive(Debug, Clone, Default)]
-struct Config {
-    limits: Limits,
-    headers: Option<HeaderCheck>,
-}
-
-impl ScreenLayer {
-    /// Default [`Limits`] (1 MiB, depth 32), no header check.
-    #[must_use]
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Sets the byte cap and the depth cap.
-    #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        Arc::make_mut(&mut self.config).limits = limits;
-        self
-    }
-
-    /// Also checks the standard MCP headers against the body (for a service
-    /// that does not; `rmcp` does).
-    #[must_use]
-    pub fn with_header_check(mut self, check: HeaderCheck) -> Self {
-        Arc::make_mut(&mut self.config).headers = Some(check);
-        self
-    }
-}
-
-impl<S> Layer<S> for ScreenLayer {
-    type Service = Screen<S>;
-
-    fn layer(&self, inner: S) -> Screen<S> {
-        Screen {
-            inner,
-            config: Arc::clone(&self.config),
-        }
-    }
-}
-
-/// The service [`ScreenLayer`] makes: screens, then calls `S`.
+/// The service [`ScreenLayer`](super::ScreenLayer) makes: screens, then
+/// calls `S`.
 #[derive(Clone)]
 pub struct Screen<S> {
     inner: S,
     config: Arc<Config>,
+}
+
+impl<S> Screen<S> {
+    pub(super) fn new(inner: S, config: Arc<Config>) -> Self {
+        Self { inner, config }
+    }
 }
 
 impl<S> fmt::Debug for Screen<S> {
@@ -172,7 +92,9 @@ where
                 Ok(bytes) => {
                     let request = Request::from_parts(parts, Either::Left(Full::new(bytes)));
                     let response = inner.call(request).await?;
-                    Ok(in_declared_order(response).await)
+                    Ok(in_declared_order(response)
+                        .await
+                        .unwrap_or_else(|error| refusal(&Value::Null, &error)))
                 }
                 Err((id, error)) => Ok(refusal(&id, &error)),
             }
@@ -243,38 +165,6 @@ where
         }
         Err(_) => Err(RpcError::parse_error("the request body could not be read")),
     }
-}
-
-/// The inner service's answer to a screened POST, forms' fields in the
-/// order they were declared: a JSON response whose result carries the
-/// `rmcp` adapter's order hint is written again in that order, without the
-/// hint (see [`crate::rmcp::input_required`]); any other passes through
-/// (an event stream untouched, JSON with the same bytes).
-async fn in_declared_order<B>(response: Response<B>) -> Response<ScreenedBody<B>>
-where
-    B: Body<Data = Bytes>,
-{
-    let is_json = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|value| value.starts_with("application/json"));
-    if !is_json {
-        return response.map(Either::Right);
-    }
-    let (mut parts, body) = response.into_parts();
-    let Ok(collected) = body.collect().await else {
-        return refusal(&Value::Null, &RpcError::internal_error());
-    };
-    let bytes = collected.to_bytes();
-    let body = match apply_property_order(&bytes) {
-        Some(text) => {
-            parts.headers.remove(CONTENT_LENGTH);
-            Bytes::from(text)
-        }
-        None => bytes,
-    };
-    Response::from_parts(parts, Either::Left(Full::new(body)))
 }
 
 /// A JSON-RPC error response with the error's HTTP status.

@@ -1,0 +1,133 @@
+//! The extractors of a `#[tool]` function: [`ToolCall`], what its round
+//! needs from the `tools/call`, and [`BoundArgs`], its arguments beside
+//! the raw JSON the state is bound to.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::ops::Deref;
+
+use ::rmcp::ErrorData;
+use ::rmcp::handler::server::common::FromContextPart;
+use ::rmcp::handler::server::tool::ToolCallContext;
+use ::rmcp::model::InputResponses;
+use ::rmcp::schemars::{JsonSchema, Schema, SchemaGenerator};
+use ::rmcp::service::{RequestContext, RoleServer};
+use serde::Deserialize;
+use serde::de::{DeserializeOwned, Deserializer, Error as _};
+use serde_json::{Map, Value};
+
+/// What a `#[tool]` function's round needs from its `tools/call`: an `rmcp`
+/// extractor (`FromContextPart`). It keeps the tool name, the
+/// `inputResponses`, the `requestState`, the request's context (its `_meta`
+/// and HTTP parts, for the principal) and a copy of the arguments;
+/// [`RmcpFlow::round`](super::RmcpFlow::round) or
+/// [`RmcpFlow::round_with`](super::RmcpFlow::round_with) turns it into a
+/// [`Round`](crate::runtime::Round).
+///
+/// ```ignore
+/// #[tool(name = "ShipOrder", description = "Ship an order.")]
+/// async fn ship_order(&self, call: ToolCall) -> ToolResponse {
+///     let mut round = self.flow.round(call).await?;
+///     // ...
+/// }
+/// ```
+///
+/// It copies what it reads: `rmcp`'s own extractors (`Parameters`,
+/// `RequestState`, `InputResponses`) still find their parts, in any order.
+pub struct ToolCall {
+    pub(super) name: String,
+    pub(super) arguments: Option<Map<String, Value>>,
+    pub(super) input_responses: Option<InputResponses>,
+    pub(super) request_state: Option<String>,
+    pub(super) context: RequestContext<RoleServer>,
+}
+
+impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
+    fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        Ok(Self {
+            name: context.name().to_owned(),
+            arguments: context.arguments.clone(),
+            input_responses: context.input_responses.clone(),
+            request_state: context.request_state.clone(),
+            context: context.request_context().clone(),
+        })
+    }
+}
+
+impl fmt::Debug for ToolCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolCall")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A `#[tool]` function's arguments as `T`, kept beside the raw JSON object
+/// they were parsed from, which the round binds its state to. Take it as
+/// `Parameters<BoundArgs<T>>` and open the round with
+/// [`RmcpFlow::round_with`](super::RmcpFlow::round_with); its JSON Schema
+/// is `T`'s, so `rmcp`'s `#[tool]` lists the tool's input schema as `T`'s.
+///
+/// ```ignore
+/// #[derive(Deserialize, JsonSchema)]
+/// struct Order { order_id: String }
+///
+/// #[tool(name = "ShipOrder", description = "Ship an order.")]
+/// async fn ship_order(&self, call: ToolCall, Parameters(order): Parameters<BoundArgs<Order>>) -> ToolResponse {
+///     let mut round = self.flow.round_with(call, &order).await?;
+///     let id = &order.order_id; // `BoundArgs<Order>` derefs to `Order`
+///     // ...
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct BoundArgs<T> {
+    value: T,
+    raw: Map<String, Value>,
+}
+
+impl<T> BoundArgs<T> {
+    /// The parsed arguments.
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// The arguments as the client sent them (as `rmcp` parsed them).
+    #[must_use]
+    pub fn raw(&self) -> &Map<String, Value> {
+        &self.raw
+    }
+}
+
+impl<T> Deref for BoundArgs<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<'de, T: DeserializeOwned> Deserialize<'de> for BoundArgs<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Map::<String, Value>::deserialize(deserializer)?;
+        let value = T::deserialize(&Value::Object(raw.clone())).map_err(D::Error::custom)?;
+        Ok(Self { value, raw })
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for BoundArgs<T> {
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+}

@@ -1,0 +1,82 @@
+//! Feature `rmcp`: the runtime inside a server handler of `rmcp`, the official Rust MCP SDK.
+//!
+//! `rmcp` 3.11 speaks MCP 2026-07-28 natively: it checks the standard HTTP
+//! headers and `_meta`, serves stateless Streamable HTTP, and lets a handler
+//! return `input_required`. This module supplies the rest:
+//!
+//! - [`RmcpFlow::tool_round`] (and the prompt and resource twins) turns a
+//!   request and its [`RequestContext`](::rmcp::service::RequestContext)
+//!   into a [`Round`](crate::runtime::Round): it reads the per-request
+//!   capabilities from `_meta`, the retry fields, and the principal from
+//!   the request's HTTP parts through your function. It is `async`: under
+//!   a replay guard, the state is opened on tokio's blocking pool, so a
+//!   slow guard store (Redis) holds up only the calls that carry a state,
+//!   never a runtime worker;
+//! - for `#[tool]` functions of a `#[tool_router]`: [`ToolCall`], an `rmcp`
+//!   extractor, opened into a round by [`RmcpFlow::round`], and
+//!   [`BoundArgs`], for `Parameters<BoundArgs<T>>`: `T` and the raw
+//!   arguments, which [`RmcpFlow::round_with`] binds the state to;
+//! - [`tool_response`] (and twins) turns the handler's result into `rmcp`'s
+//!   complete or input-required response, a form's fields in their declared
+//!   order ([`input_required`] says how that survives `rmcp`);
+//! - [`error_data`] maps an [`RpcError`](crate::RpcError) onto
+//!   [`ErrorData`](::rmcp::ErrorData), code, message and data unchanged;
+//! - [`custom_request_error`] fixes an `rmcp` gap: a `tools/call` whose
+//!   `inputResponses` or `requestState` does not fit `rmcp`'s types falls
+//!   through to `on_custom_request`, whose default answers `-32601` (HTTP
+//!   404). Return this from your `on_custom_request` to answer `-32602`;
+//! - what `rmcp`'s parse cannot see: `serde_json` keeps the last of two
+//!   equal keys, and `rmcp`'s `Option` fields read `"requestState": null`
+//!   or `"inputResponses": null` as absent, which would start the flow over.
+//!   Put `mrtr_guard::tower::ScreenLayer` (feature `tower`) in front of
+//!   `rmcp`'s `StreamableHttpService`: it refuses such bodies before `rmcp`
+//!   parses them (the examples do).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//!
+//! use mrtr_guard::rmcp::{RmcpFlow, tool_response};
+//! use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, StateCodec};
+//! use rmcp::model::{CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock};
+//! use rmcp::service::{RequestContext, RoleServer};
+//! use rmcp::ErrorData;
+//!
+//! async fn ship(
+//!     flow: &RmcpFlow,
+//!     form: &Form,
+//!     params: CallToolRequestParams,
+//!     cx: RequestContext<RoleServer>,
+//! ) -> Result<CallToolResponse, ErrorData> {
+//!     let mut round = flow.tool_round(&params, &cx).await?;
+//!     let result = round.require("ship", form).and_then(|answers| {
+//!         let number = answers.str("trackingNumber")?;
+//!         Ok(CallToolResult::success(vec![ContentBlock::text(format!("Shipped as {number}."))]))
+//!     });
+//!     tool_response(round, result)
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let key = MasterKey::from_bytes(&[7; 32])?;
+//! let codec = StateCodec::builder("http://127.0.0.1:8080/mcp", KeyRing::new(key)).build()?;
+//! let flow = RmcpFlow::new(Flow::new(codec), |parts| {
+//!     // Your authentication: here, whatever an auth layer put into the request.
+//!     parts.extensions.get::<String>().cloned()
+//! });
+//! # let _ = (flow, ship);
+//! # Ok(())
+//! # }
+//! ```
+
+// One file per job: `flow` opens rounds, `extract` holds the `#[tool]`
+// extractors, `response` ends rounds, `error` maps errors onto `rmcp`'s.
+mod error;
+mod extract;
+mod flow;
+mod response;
+
+pub use error::{custom_request_error, error_data};
+pub use extract::{BoundArgs, ToolCall};
+pub use flow::{PrincipalFn, RmcpFlow};
+pub use response::{
+    ToolResponse, input_required, prompt_response, resource_response, tool_response,
+};

@@ -1,0 +1,69 @@
+//! Feature `tower`: a tower [`Layer`] that screens Streamable HTTP request
+//! bodies before an MCP SDK parses them.
+//!
+//! `rmcp` (like most JSON-RPC stacks) parses a body with `serde_json`, which
+//! keeps the last of two equal keys, accepts lone surrogates in `\u` escapes,
+//! and reads `null` where an `Option` is expected as "absent". Put
+//! [`ScreenLayer`] in front of its `StreamableHttpService` and every `POST`
+//! body is, before the service sees it:
+//!
+//! - read up to the byte cap ([`Limits::max_bytes`], 1 MiB by default), and
+//!   refused beyond it with HTTP 413 and [`RpcError::body_too_large`]
+//!   (`-32600`), without reading the rest when `Content-Length` already says
+//!   so;
+//! - parsed strictly ([`screen_body`]): duplicate keys, lone surrogates,
+//!   trailing data, nesting deeper than [`Limits::max_depth`], invalid UTF-8
+//!   are refused with HTTP 400 and [`RpcError::parse_error`] (`-32700`);
+//! - for `tools/call`, `prompts/get` and `resources/read`, checked for
+//!   retry fields `rmcp`'s types would misread: a `requestState` that is
+//!   not a string (`null` included) gets
+//!   [`RpcError::invalid_request_state`], a malformed `inputResponses`
+//!   (`null` included) [`RpcError::invalid_input_responses`] (`-32602`,
+//!   HTTP 200, as the handler would answer). Without this, `rmcp` reads
+//!   `"requestState": null` as no state and starts the flow over;
+//! - optionally ([`ScreenLayer::with_header_check`]) checked against its
+//!   `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers
+//!   ([`HeaderCheck`]; HTTP 400, `-32020`). `rmcp` makes the same checks
+//!   itself, so its servers leave this off.
+//!
+//! A body that passes goes on byte for byte as it came. Refusals are
+//! `application/json` JSON-RPC error responses, with the request's `id`
+//! when the body parsed and `null` when it did not. Requests other than
+//! `POST` (the `GET` and `DELETE` of Streamable HTTP) pass through untouched,
+//! body unread. Every `POST` is screened whatever its `Content-Type`: the
+//! service behind decides on the type, the layer makes sure no body it
+//! might parse escapes the screen.
+//!
+//! ```
+//! use mrtr_guard::form::Limits;
+//! use mrtr_guard::tower::ScreenLayer;
+//! use tower_layer::Layer;
+//!
+//! # #[derive(Clone)] struct Mcp;
+//! // let mcp = StreamableHttpService::new(...);
+//! # let mcp = Mcp;
+//! let screened = ScreenLayer::new()
+//!     .with_limits(Limits::default().with_max_bytes(256 * 1024))
+//!     .layer(mcp);
+//! // axum::Router::new().nest_service("/mcp", screened)
+//! # let _ = screened;
+//! ```
+//!
+//! [`Layer`]: tower_layer::Layer
+//! [`Limits::max_bytes`]: crate::form::Limits::max_bytes
+//! [`Limits::max_depth`]: crate::form::Limits::max_depth
+//! [`RpcError::body_too_large`]: crate::wire::RpcError::body_too_large
+//! [`RpcError::parse_error`]: crate::wire::RpcError::parse_error
+//! [`RpcError::invalid_request_state`]: crate::wire::RpcError::invalid_request_state
+//! [`RpcError::invalid_input_responses`]: crate::wire::RpcError::invalid_input_responses
+//! [`screen_body`]: crate::wire::screen_body
+//! [`HeaderCheck`]: crate::wire::HeaderCheck
+
+// The layer and its settings, the service it makes (request screening), and
+// the response rewrite that puts forms' fields back in declared order.
+mod layer;
+mod order;
+mod service;
+
+pub use layer::ScreenLayer;
+pub use service::{Screen, ScreenFuture, ScreenedBody};
