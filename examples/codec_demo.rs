@@ -9,7 +9,8 @@
     reason = "demo code adds minutes to a clock reading"
 )]
 
-use mrtr_guard::state::{JsonDigest, Proven};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::Proven;
 use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, Mode, RpcError, StateCodec};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};

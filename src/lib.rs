@@ -138,6 +138,7 @@
 #![forbid(unsafe_code)]
 
 pub mod form;
+pub mod json;
 pub mod runtime;
 pub mod state;
 pub mod wire;

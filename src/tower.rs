@@ -35,7 +35,7 @@
 //! might parse escapes the screen.
 //!
 //! ```
-//! use mrtr_guard::form::Limits;
+//! use mrtr_guard::json::Limits;
 //! use mrtr_guard::tower::ScreenLayer;
 //! use tower_layer::Layer;
 //!
@@ -65,7 +65,7 @@ use serde_json::{Map, Value, json};
 use tower_layer::Layer;
 use tower_service::Service;
 
-use crate::form::Limits;
+use crate::json::Limits;
 use crate::state::Method;
 use crate::wire::{HeaderCheck, RpcError, apply_property_order, retry_fields, screen_body};
 

@@ -14,7 +14,8 @@
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-use mrtr_guard::state::{JsonDigest, Proven};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::Proven;
 use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};

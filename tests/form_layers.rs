@@ -124,6 +124,9 @@ fn references(
             Some("crate") => {
                 if full.get(1).map(String::as_str) == Some("form") {
                     Some(full[1..].to_vec())
+                } else if full.get(1).map(String::as_str) == Some("json") {
+                    // The input floor, below every module.
+                    None
                 } else {
                     outside.push(full.join("::"));
                     None

@@ -15,7 +15,8 @@ mod common;
 
 use std::sync::Arc;
 
-use mrtr_guard::state::{Claims, ConfigError, JsonDigest, MintError, Proven};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::{Claims, ConfigError, MintError, Proven};
 use mrtr_guard::{
     Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, StateCodec,
     StateError,

@@ -16,7 +16,8 @@ mod common;
 use common::{decode, encode};
 use std::collections::BTreeMap;
 
-use mrtr_guard::state::{JsonDigest, Proven};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::Proven;
 use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};

@@ -23,7 +23,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use common::*;
-use mrtr_guard::state::{Claims, FlowId, JsonDigest, Proven, ReplayError};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::{Claims, FlowId, Proven, ReplayError};
 use mrtr_guard::{
     Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard,
     RpcError, StateCodec, StateError,

@@ -13,7 +13,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use libfuzzer_sys::fuzz_target;
 use mrtr_guard::{Binding, Contents, MasterKey, Method, Mode, StateCodec, StateError};
-use mrtr_guard::state::{JsonDigest, MintError, Proven, TokenInfo};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::{MintError, Proven, TokenInfo};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 

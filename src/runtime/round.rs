@@ -10,10 +10,11 @@ use serde_json::{Map, Value};
 
 use crate::form::Form;
 use crate::form::{Answers, Field, Outcome, Problem, Report};
+use crate::json::JsonDigest;
 use crate::runtime::budget;
 use crate::runtime::reask::reask_message;
 use crate::runtime::{Call, Failure, Flow, Reply, Response, Stop};
-use crate::state::{Binding, Claims, Contents, JsonDigest, Method, MintError, Proven, Reask};
+use crate::state::{Binding, Claims, Contents, Method, MintError, Proven, Reask};
 use crate::wire::Misuse;
 use crate::wire::RpcError;
 use crate::wire::{

@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use crate::state::binding::JsonDigest;
+use crate::json::JsonDigest;
 
 /// A random 16-byte identifier shared by every token of one flow.
 ///
@@ -122,7 +122,8 @@ mod id_text {
 /// `Debug` shows the question's digest, never the response.
 ///
 /// ```
-/// use mrtr_guard::state::{JsonDigest, Proven};
+/// use mrtr_guard::json::JsonDigest;
+/// use mrtr_guard::state::Proven;
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
@@ -177,7 +178,8 @@ impl fmt::Debug for Proven {
 /// ```
 /// use std::num::NonZeroU32;
 ///
-/// use mrtr_guard::state::{JsonDigest, Reask};
+/// use mrtr_guard::json::JsonDigest;
+/// use mrtr_guard::state::Reask;
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
@@ -223,7 +225,8 @@ impl Reask {
 ///
 /// ```
 /// use mrtr_guard::Contents;
-/// use mrtr_guard::state::{JsonDigest, Proven};
+/// use mrtr_guard::json::JsonDigest;
+/// use mrtr_guard::state::Proven;
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Ship?"}});

@@ -5,13 +5,12 @@
 //! [`Binding`], [`Method`], [`Contents`], [`StateError`], the replay guards).
 //! Here besides: what an opened token holds ([`Claims`], [`FlowId`],
 //! [`Proven`], [`Reask`]), the digest it binds arguments with
-//! ([`JsonDigest`]), a token's structure read without a key ([`TokenInfo`]),
+//! ([`JsonDigest`](crate::json::JsonDigest)), a token's structure read without a key ([`TokenInfo`]),
 //! the builder ([`CodecBuilder`]) and the errors of keys, configuration,
 //! minting and replay guards.
 
 mod binding;
 mod buffer;
-mod canonical;
 mod claims;
 mod context;
 mod error;
@@ -36,7 +35,7 @@ use serde::de::DeserializeOwned;
 use time::{Duration, OffsetDateTime};
 use zeroize::Zeroizing;
 
-pub use binding::{Binding, JsonDigest, Method};
+pub use binding::{Binding, Method};
 pub(crate) use claims::{ANSWER_FRAME_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN};
 pub use claims::{Claims, Contents, FlowId, Proven, Reask};
 pub use error::{ConfigError, MintError, StateError};

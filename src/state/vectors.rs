@@ -23,6 +23,7 @@ use time::{Duration, OffsetDateTime};
 
 use super::layout::{self, NONCE_LEN};
 use super::*;
+use crate::json::JsonDigest;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -100,7 +101,10 @@ impl BindingSpec {
     fn arguments_canonical(&self) -> String {
         let empty = Value::Object(serde_json::Map::new());
         let arguments = self.arguments.as_ref().filter(|a| !a.is_null());
-        String::from_utf8(super::canonical::canonical(arguments.unwrap_or(&empty))).unwrap()
+        String::from_utf8(crate::json::canonical::canonical(
+            arguments.unwrap_or(&empty),
+        ))
+        .unwrap()
     }
 
     fn binding(&self) -> Binding<'_> {
@@ -367,7 +371,7 @@ impl ArgumentsCase {
 /// The canonical form and the digest of the arguments `text`.
 fn canonical_and_digest(text: &str) -> (String, String) {
     let value: Value = serde_json::from_str(text).unwrap();
-    let canonical = String::from_utf8(super::canonical::canonical(&value)).unwrap();
+    let canonical = String::from_utf8(crate::json::canonical::canonical(&value)).unwrap();
     (canonical, hex(JsonDigest::of(&value).as_bytes()))
 }
 
