@@ -109,7 +109,7 @@
 //! [`state::TokenInfo`], key and policy errors), [`form`] (field kinds,
 //! reports, the strict JSON parser, the standalone validator), [`wire`] (the
 //! MCP 2026-07-28 types, the Streamable HTTP header checks
-//! [`wire::check_headers`], [`RpcError`] and the handler's [`wire::Misuse`])
+//! [`wire::check_headers`], [`RpcError`] and the handler's [`runtime::Misuse`])
 //! and [`runtime`] (clocks, [`runtime::Failure`]).
 //!
 //! # Operations
@@ -128,7 +128,7 @@
 //! failed`, with the guard's error) have their own events. Refusals the
 //! client caused are `WARN`, the server's own failures (guard, missing
 //! principal) `ERROR`. No event holds token text, claims, carried answers,
-//! application data or the principal. A handler's mistake ([`wire::Misuse`]) is an
+//! application data or the principal. A handler's mistake ([`runtime::Misuse`]) is an
 //! `ERROR` event under `mrtr_guard::runtime`. Without the feature nothing is
 //! logged; [`RpcError::state_error`] and [`RpcError::misuse`] still give the
 //! reason.
@@ -164,9 +164,11 @@ struct ReadmeDoctests;
 //
 // The requestState codec: keys, policy, what a token binds to and carries.
 pub use state::{
-    Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard,
+    Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Mode, Policy, ReplayGuard,
     StateCodec, StateError,
 };
+// The request methods a token can be minted for.
+pub use wire::Method;
 // Single use across instances, through Redis (feature `redis`).
 #[cfg(feature = "redis")]
 pub use state::RedisReplayGuard;

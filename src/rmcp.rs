@@ -84,7 +84,7 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
 use crate::runtime::{Call, Flow, Opened, Response, Round, Stop};
-use crate::state::Method;
+use crate::wire::Method;
 use crate::wire::RpcError;
 use crate::wire::{
     CallParams, ClientCapabilities, ElicitRequest, InputRequest, InputRequiredResult,

@@ -66,7 +66,7 @@ use tower_layer::Layer;
 use tower_service::Service;
 
 use crate::json::Limits;
-use crate::state::Method;
+use crate::wire::Method;
 use crate::wire::{HeaderCheck, RpcError, apply_property_order, retry_fields, screen_body};
 
 /// The body a screened service receives, and the body of its responses:

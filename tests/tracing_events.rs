@@ -430,7 +430,7 @@ fn a_handler_mistake_is_an_error_event_naming_it() {
     assert_eq!(error, RpcError::internal_error());
     assert_eq!(
         error.misuse(),
-        Some(&mrtr_guard::wire::Misuse::NothingAsked)
+        Some(&mrtr_guard::runtime::Misuse::NothingAsked)
     );
     let [event] = &events[..] else {
         panic!("one event: {events:?}")

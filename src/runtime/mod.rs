@@ -3,7 +3,8 @@
 //!
 //! The crate root re-exports [`Flow`], [`Call`], [`Round`], [`Reply`],
 //! [`Stop`] and [`Response`]; here besides are the clocks a test pins
-//! ([`Clock`], [`FixedClock`], [`SystemClock`]) and [`Failure`].
+//! ([`Clock`], [`FixedClock`], [`SystemClock`]), [`Failure`] and a handler's
+//! mistake ([`Misuse`], kept on the internal error it becomes).
 //!
 //! A handler runs top-down on every round, from the top each time. It reads
 //! answers first; asks only for what is still missing; and finishes when all
@@ -50,6 +51,7 @@
 
 mod budget;
 mod clock;
+mod misuse;
 mod reask;
 mod reply;
 mod round;
@@ -57,6 +59,7 @@ mod round;
 use std::sync::Arc;
 
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use misuse::Misuse;
 pub use reply::{Failure, Reply, Response, Stop};
 #[cfg(feature = "rmcp")]
 pub(crate) use round::Opened;
@@ -179,7 +182,7 @@ impl Flow {
     /// quarters, counting each as its key and its response as JSON plus 58
     /// bytes (`docs/FORMAT.md` §5.4); the other quarter is for the state's
     /// own part (questions, re-asks, effect names, application data), which
-    /// the round checks when it mints ([`Misuse::StateTooLarge`](crate::wire::Misuse::StateTooLarge)).
+    /// the round checks when it mints ([`Misuse::StateTooLarge`](crate::runtime::Misuse::StateTooLarge)).
     ///
     /// ```
     /// # use mrtr_guard::{Flow, KeyRing, MasterKey, StateCodec};

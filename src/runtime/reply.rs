@@ -66,7 +66,7 @@ pub enum Stop {
     /// Input is still needed: answer with this round's `inputRequests`.
     /// Returned when nothing was asked (and no ask was unsupported), it is a
     /// handler bug: the round ends with an internal error
-    /// ([`Misuse::NothingAsked`](crate::wire::Misuse::NothingAsked)).
+    /// ([`Misuse::NothingAsked`](crate::runtime::Misuse::NothingAsked)).
     Ask,
     /// The user declined the question under `key`.
     Declined {

@@ -12,10 +12,11 @@ use crate::form::Form;
 use crate::form::{Answers, Field, Outcome, Problem, Report};
 use crate::json::JsonDigest;
 use crate::runtime::budget;
+use crate::runtime::misuse::Misuse;
 use crate::runtime::reask::reask_message;
 use crate::runtime::{Call, Failure, Flow, Reply, Response, Stop};
-use crate::state::{Binding, Claims, Contents, Method, MintError, Proven, Reask};
-use crate::wire::Misuse;
+use crate::state::{Binding, Claims, Contents, MintError, Proven, Reask};
+use crate::wire::Method;
 use crate::wire::RpcError;
 use crate::wire::{
     ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,

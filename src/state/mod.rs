@@ -2,7 +2,7 @@
 //!
 //! The crate root re-exports what a server sets up and calls
 //! ([`StateCodec`], [`KeyRing`], [`MasterKey`], [`Policy`], [`Mode`],
-//! [`Binding`], [`Method`], [`Contents`], [`StateError`], the replay guards).
+//! [`Binding`], [`Method`](crate::wire::Method), [`Contents`], [`StateError`], the replay guards).
 //! Here besides: what an opened token holds ([`Claims`], [`FlowId`],
 //! [`Proven`], [`Reask`]), the digest it binds arguments with
 //! ([`JsonDigest`](crate::json::JsonDigest)), a token's structure read without a key ([`TokenInfo`]),
@@ -35,7 +35,7 @@ use serde::de::DeserializeOwned;
 use time::{Duration, OffsetDateTime};
 use zeroize::Zeroizing;
 
-pub use binding::{Binding, Method};
+pub use binding::Binding;
 pub(crate) use claims::{ANSWER_FRAME_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN};
 pub use claims::{Claims, Contents, FlowId, Proven, Reask};
 pub use error::{ConfigError, MintError, StateError};

@@ -24,6 +24,7 @@ use time::{Duration, OffsetDateTime};
 use super::layout::{self, NONCE_LEN};
 use super::*;
 use crate::json::JsonDigest;
+use crate::wire::Method;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,9 +1,12 @@
 //! MCP 2026-07-28 wire types for Multi Round-Trip Requests, and the HTTP
 //! header checks of the Streamable HTTP transport.
 //!
-//! Also the JSON-RPC error every failure becomes ([`RpcError`], re-exported
-//! at the crate root) and the handler mistake an internal error keeps for the
-//! server ([`Misuse`]).
+//! Also the request methods a `requestState` can belong to ([`Method`]) and
+//! the JSON-RPC error every failure becomes ([`RpcError`]), both re-exported
+//! at the crate root. `wire` imports nothing of the crate but
+//! [`json`](crate::json): the layers above add their conversions to
+//! [`RpcError`] and its typed accessors ([`RpcError::state_error`],
+//! [`RpcError::misuse`]) in their own files.
 //!
 //! Every type here is plain serde over the exact wire names of the
 //! specification. Unions the schema leaves untagged (an `inputResponses`
@@ -13,7 +16,7 @@
 mod capabilities;
 mod error;
 mod http;
-mod misuse;
+mod method;
 mod params;
 mod request;
 mod response;
@@ -22,7 +25,7 @@ mod result;
 pub use capabilities::ClientCapabilities;
 pub use error::RpcError;
 pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
-pub use misuse::Misuse;
+pub use method::Method;
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};

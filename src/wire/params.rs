@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::state::Method;
 use crate::wire::RpcError;
+use crate::wire::method::Method;
 use crate::wire::{
     ClientCapabilities, InputResponses, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
 };
