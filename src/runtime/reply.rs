@@ -7,6 +7,9 @@ use crate::form::{AnswerError, BindError, Report};
 use crate::wire::InputRequiredResult;
 use crate::wire::RpcError;
 
+/// How many invalid answers in a row end a flow ([`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID)).
+pub(crate) const MAX_INVALID: u32 = 3;
+
 /// The state of one question in this round.
 ///
 /// Only [`Accepted`](Self::Accepted), [`Declined`](Self::Declined) and
@@ -28,7 +31,7 @@ pub enum Reply<T> {
     /// The answer broke the form's rules, or is too long for the flow to
     /// carry ([`Problem::TooLarge`](crate::form::Problem::TooLarge)): the question
     /// is asked again, saying why. After
-    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) invalid answers in a
+    /// [`Round::MAX_INVALID`](MAX_INVALID) invalid answers in a
     /// row it is not: the round ends with [`Response::Failed`], whatever the
     /// handler returns.
     Invalid(Report),
@@ -49,7 +52,7 @@ impl<T> Reply<T> {
 
     /// Whether the question is in this round's `inputRequests`: pending, or
     /// invalid and asked again (an answer that made
-    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) is not asked again:
+    /// [`Round::MAX_INVALID`](MAX_INVALID) is not asked again:
     /// the round ends with [`Response::Failed`]).
     pub fn is_asked(&self) -> bool {
         matches!(self, Self::Pending | Self::Invalid(_))
@@ -163,7 +166,7 @@ pub enum Response<T> {
 #[non_exhaustive]
 pub enum Failure {
     /// The answers to the question under `key` failed validation
-    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) times in a row.
+    /// [`Round::MAX_INVALID`](MAX_INVALID) times in a row.
     InvalidAnswers {
         /// The question's key (for the server; not in the text).
         key: String,
@@ -187,7 +190,7 @@ impl fmt::Display for Failure {
                 f,
                 "the answer kept failing validation ({} invalid answers in a row) and the \
                  request was stopped; start it again",
-                crate::runtime::Round::MAX_INVALID
+                MAX_INVALID
             ),
             Self::TooManyRounds { max_rounds } => write!(
                 f,

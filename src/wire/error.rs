@@ -7,8 +7,6 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
-use crate::wire::capabilities::ClientCapabilities;
-
 /// A JSON-RPC error object: `{"code": ..., "message": ..., "data": ...}`.
 ///
 /// The crate builds these for the client; their messages are fixed text and
@@ -49,7 +47,7 @@ impl RpcError {
     /// MCP `UNSUPPORTED_PROTOCOL_VERSION`.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
-    fn new(
+    pub(crate) fn new(
         code: i64,
         message: impl Into<Cow<'static, str>>,
         data: Option<Value>,
@@ -152,28 +150,6 @@ impl RpcError {
     /// ```
     pub fn header_mismatch(message: &'static str) -> Self {
         Self::new(Self::HEADER_MISMATCH, message, None, 400)
-    }
-
-    /// `-32021`: the request cannot be served without capabilities the client
-    /// did not declare; `data.requiredCapabilities` names them. HTTP 400.
-    ///
-    /// ```
-    /// use mrtr_guard::RpcError;
-    /// use mrtr_guard::wire::ClientCapabilities;
-    /// use serde_json::json;
-    ///
-    /// let error = RpcError::missing_capability(&ClientCapabilities::none().with_sampling());
-    /// assert_eq!(error.to_json(), json!({"code": -32021,
-    ///     "message": "Missing required client capability",
-    ///     "data": {"requiredCapabilities": {"sampling": {}}}}));
-    /// ```
-    pub fn missing_capability(required: &ClientCapabilities) -> Self {
-        Self::new(
-            Self::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "Missing required client capability",
-            Some(json!({"requiredCapabilities": required.to_json()})),
-            400,
-        )
     }
 
     /// `-32022`: the requested protocol version is not supported; `data`

@@ -12,8 +12,9 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
 use crate::json::{Limits, parse_strict};
-use crate::wire::RpcError;
-use crate::wire::{PROTOCOL_VERSION, RequestMeta};
+use crate::wire::error::RpcError;
+use crate::wire::params::RequestMeta;
+use crate::wire::protocol::PROTOCOL_VERSION;
 
 /// Which protocol versions the header check accepts.
 ///

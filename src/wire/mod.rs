@@ -18,6 +18,7 @@ mod error;
 mod http;
 mod method;
 mod params;
+mod protocol;
 mod request;
 mod response;
 mod result;
@@ -29,6 +30,9 @@ pub use method::Method;
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};
+pub use protocol::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, PROTOCOL_VERSION,
+};
 #[cfg(feature = "rmcp")]
 pub(crate) use request::PROPERTY_ORDER_META;
 #[cfg(feature = "tower")]
@@ -39,15 +43,3 @@ pub use response::{
     ListRootsResult, Root,
 };
 pub use result::{InputRequiredResult, ResultType};
-
-/// The protocol revision this crate implements.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
-
-/// The `_meta` key of the protocol version every 2026-07-28 request carries.
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-
-/// The `_meta` key of the client capabilities every 2026-07-28 request carries.
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-
-/// The `_meta` key of the (self-reported, untrusted) client information.
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
