@@ -104,13 +104,26 @@
 //!
 //! # Where things are
 //!
-//! The crate root holds what a server author touches. The rest is in four
-//! modules: [`state`] (the `requestState` codec's parts: [`state::Claims`],
-//! [`state::TokenInfo`], key and policy errors), [`form`] (field kinds,
-//! reports, the strict JSON parser, the standalone validator), [`wire`] (the
-//! MCP 2026-07-28 types, the Streamable HTTP header checks
-//! [`wire::check_headers`], [`RpcError`] and the handler's [`runtime::Misuse`])
-//! and [`runtime`] (clocks, [`runtime::Failure`]).
+//! The crate root holds what a server author touches. The rest is in five
+//! modules, each built only on those before it:
+//!
+//! 1. [`json`], the input floor: the strict parser for untrusted bytes
+//!    ([`json::parse_strict`], [`json::Limits`]), canonical JSON and the
+//!    digest a token binds JSON with ([`json::JsonDigest`]);
+//! 2. [`wire`], the protocol's words: the MCP 2026-07-28 types, [`Method`],
+//!    [`RpcError`], the Streamable HTTP header checks ([`wire::check_headers`]);
+//! 3. [`state`] (the `requestState` codec's parts: [`state::Claims`],
+//!    [`state::TokenInfo`], key and policy errors) and [`form`] (field kinds,
+//!    reports, the standalone validator);
+//! 4. [`runtime`] ([`Flow`], [`Round`], clocks, [`runtime::Failure`] and the
+//!    handler's [`runtime::Misuse`]);
+//! 5. `rmcp` and `tower` (features of the same names), the adapters.
+//!
+//! A layer above adds what ties it to one below in its own files: `state`
+//! turns a [`StateError`] into an [`RpcError`] and reads it back
+//! ([`RpcError::state_error`]), `runtime` does the same for a
+//! [`runtime::Misuse`] ([`RpcError::misuse`]). `tests/layers.rs` checks the
+//! order for every file.
 //!
 //! # Operations
 //!
@@ -158,9 +171,10 @@ pub mod __private;
 struct ReadmeDoctests;
 
 // ---- Public API: what a server author touches ----------------------------
-// Everything else is in its module: `state` (the token codec's parts),
-// `form` (field kinds, reports, the standalone validator), `wire` (MCP
-// 2026-07-28 types, header checks, the handler's `Misuse`), `runtime` (clocks).
+// Everything else is in its module: `json` (strict parser, digest), `wire`
+// (MCP 2026-07-28 types, header checks), `state` (the token codec's parts),
+// `form` (field kinds, reports, the standalone validator), `runtime` (clocks,
+// the handler's `Misuse`).
 //
 // The requestState codec: keys, policy, what a token binds to and carries.
 pub use state::{

@@ -11,9 +11,9 @@
 //! Each field kind has one file under `kind/` that owns its schema emit, its
 //! schema parse and its answer check. Files here import each other by file
 //! path, never through this file, and the imports form no cycle
-//! (`tests/form_layers.rs` checks both). From the bottom up:
+//! (`tests/layers.rs` checks both). From the bottom up:
 //!
-//! - `report` (reasons, problems), `strict` (strict JSON), `title`, `numbers`,
+//! - `report` (reasons, problems), `title`, `numbers`,
 //!   `format/` (email, uri, date): nothing of the form below them;
 //! - `error`; `value` (checked answers); `kind/` (one file per kind);
 //! - `field`, `fields`, `schema`; `compiled` (`Form`, `FormBuilder`);
