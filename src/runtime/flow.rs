@@ -29,7 +29,7 @@ impl Flow {
         }
     }
 
-    /// Replaces the clock (tests pin time with a [`FixedClock`]).
+    /// Replaces the clock (tests pin time with a [`FixedClock`](crate::runtime::FixedClock)).
     #[must_use]
     pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;

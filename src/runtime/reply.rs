@@ -31,7 +31,7 @@ pub enum Reply<T> {
     /// The answer broke the form's rules, or is too long for the flow to
     /// carry ([`Problem::TooLarge`](crate::form::Problem::TooLarge)): the question
     /// is asked again, saying why. After
-    /// [`Round::MAX_INVALID`](MAX_INVALID) invalid answers in a
+    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) invalid answers in a
     /// row it is not: the round ends with [`Response::Failed`], whatever the
     /// handler returns.
     Invalid(Report),
@@ -52,7 +52,7 @@ impl<T> Reply<T> {
 
     /// Whether the question is in this round's `inputRequests`: pending, or
     /// invalid and asked again (an answer that made
-    /// [`Round::MAX_INVALID`](MAX_INVALID) is not asked again:
+    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) is not asked again:
     /// the round ends with [`Response::Failed`]).
     pub fn is_asked(&self) -> bool {
         matches!(self, Self::Pending | Self::Invalid(_))
@@ -166,7 +166,7 @@ pub enum Response<T> {
 #[non_exhaustive]
 pub enum Failure {
     /// The answers to the question under `key` failed validation
-    /// [`Round::MAX_INVALID`](MAX_INVALID) times in a row.
+    /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) times in a row.
     InvalidAnswers {
         /// The question's key (for the server; not in the text).
         key: String,
