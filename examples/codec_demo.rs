@@ -9,7 +9,8 @@
     reason = "demo code adds minutes to a clock reading"
 )]
 
-use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::ProvenAnswer;
 use mrtr_guard::{Binding, KeyRing, MasterKey, Method, Mode, RpcError, StateCodec, StateContents};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};

@@ -104,13 +104,26 @@
 //!
 //! # Where things are
 //!
-//! The crate root holds what a server author touches. The rest is in four
-//! modules: [`state`] (the `requestState` codec's parts: [`state::Claims`],
-//! [`state::TokenInfo`], key and policy errors), [`form`] (field kinds,
-//! reports, the strict JSON parser, the standalone validator), [`wire`] (the
-//! MCP 2026-07-28 types, the Streamable HTTP header checks
-//! [`wire::check_headers`], [`RpcError`] and the handler's [`wire::Misuse`])
-//! and [`runtime`] (clocks, [`runtime::Failure`]).
+//! The crate root holds what a server author touches. The rest is in five
+//! modules, each built only on those before it:
+//!
+//! 1. [`json`], the input floor: the strict parser for untrusted bytes
+//!    ([`json::parse_strict`], [`json::Limits`]), canonical JSON and the
+//!    digest a token binds JSON with ([`json::JsonDigest`]);
+//! 2. [`wire`], the protocol's words: the MCP 2026-07-28 types, [`Method`],
+//!    [`RpcError`], the Streamable HTTP header checks ([`wire::check_headers`]);
+//! 3. [`state`] (the `requestState` codec's parts: [`state::Claims`],
+//!    [`state::TokenInfo`], key and policy errors) and [`form`] (field kinds,
+//!    reports, the standalone validator);
+//! 4. [`runtime`] ([`Flow`], [`Round`], clocks, [`runtime::Failure`] and the
+//!    handler's [`runtime::Misuse`]);
+//! 5. `rmcp` and `tower` (features of the same names), the adapters.
+//!
+//! A layer above adds what ties it to one below in its own files: `state`
+//! turns a [`StateError`] into an [`RpcError`] and reads it back
+//! ([`RpcError::state_error`]), `runtime` does the same for a
+//! [`runtime::Misuse`] ([`RpcError::misuse`]). `tests/layers.rs` checks the
+//! order for every file.
 //!
 //! # Operations
 //!
@@ -128,7 +141,7 @@
 //! failed`, with the guard's error) have their own events. Refusals the
 //! client caused are `WARN`, the server's own failures (guard, missing
 //! principal) `ERROR`. No event holds token text, claims, carried answers,
-//! application data or the principal. A handler's mistake ([`wire::Misuse`]) is an
+//! application data or the principal. A handler's mistake ([`runtime::Misuse`]) is an
 //! `ERROR` event under `mrtr_guard::runtime`. Without the feature nothing is
 //! logged; [`RpcError::state_error`] and [`RpcError::misuse`] still give the
 //! reason.
@@ -141,6 +154,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod form;
+pub mod json;
 pub mod runtime;
 pub mod state;
 pub mod wire;
@@ -171,19 +185,18 @@ struct GuideDoctests;
 struct RmcpDoctests;
 
 // ---- Public API: what a server author touches ----------------------------
-// Everything else is in its module: `state` (the token codec's parts),
-// `form` (field kinds, reports, the standalone validator), `wire` (MCP
-// 2026-07-28 types, header checks, the handler's `Misuse`), `runtime` (clocks).
+// Everything else is in its module: `json` (strict parser, digest), `wire`
+// (MCP 2026-07-28 types, header checks), `state` (the token codec's parts),
+// `form` (field kinds, reports, the standalone validator), `runtime` (clocks,
+// the handler's `Misuse`).
 //
 // The requestState codec: keys, policy, what a token binds to and carries.
 pub use state::{
-    Binding, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard, StateCodec,
+    Binding, KeyRing, MasterKey, MemoryReplayGuard, Mode, Policy, ReplayGuard, StateCodec,
     StateContents, StateError,
 };
-// Hidden: the old name of `StateContents`, until the replay guard's example
-// is renamed (see `state::Contents`).
-#[doc(hidden)]
-pub use state::Contents;
+// The request methods a token can be minted for.
+pub use wire::Method;
 // Single use across instances, through Redis (feature `redis`).
 #[cfg(feature = "redis")]
 pub use state::RedisReplayGuard;

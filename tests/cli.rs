@@ -14,7 +14,8 @@
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
-use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::ProvenAnswer;
 use mrtr_guard::{Binding, MasterKey, Method, Mode, StateCodec, StateContents};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};

@@ -14,7 +14,8 @@
 
 use std::path::PathBuf;
 
-use mrtr_guard::form::{FormError, JsonError};
+use mrtr_guard::form::FormError;
+use mrtr_guard::json::JsonError;
 use mrtr_guard::{Field, Form};
 use serde_json::Value;
 

@@ -23,7 +23,7 @@ use bytes::Bytes;
 use http::{Method, Request, Response, StatusCode};
 use http_body::{Body, Frame};
 use http_body_util::{BodyExt, Full};
-use mrtr_guard::form::Limits;
+use mrtr_guard::json::Limits;
 use mrtr_guard::tower::ScreenLayer;
 use mrtr_guard::wire::HeaderCheck;
 use serde_json::{Value, json};

@@ -19,8 +19,8 @@ use common::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mrtr_guard::runtime::{Clock as _, Failure};
-use mrtr_guard::wire::{ClientCapabilities, Misuse, SamplingRequest};
+use mrtr_guard::runtime::{Clock as _, Failure, Misuse};
+use mrtr_guard::wire::{ClientCapabilities, SamplingRequest};
 use mrtr_guard::{
     Binding, Field, Form, MemoryReplayGuard, Method, Policy, Reply, Response, RpcError, StateError,
     Stop,

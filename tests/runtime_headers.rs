@@ -12,7 +12,7 @@
 )]
 
 use mrtr_guard::RpcError;
-use mrtr_guard::form::Limits;
+use mrtr_guard::json::Limits;
 use mrtr_guard::wire::{HeaderCheck, check_headers, screen_body};
 use serde_json::{Value, json};
 

@@ -15,7 +15,8 @@ mod common;
 
 use std::sync::Arc;
 
-use mrtr_guard::state::{Claims, ConfigError, JsonDigest, MintError, ProvenAnswer};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::{Claims, ConfigError, MintError, ProvenAnswer};
 use mrtr_guard::{
     Binding, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, StateCodec,
     StateContents, StateError,

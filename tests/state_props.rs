@@ -16,7 +16,8 @@ mod common;
 use common::{decode, encode};
 use std::collections::BTreeMap;
 
-use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::ProvenAnswer;
 use mrtr_guard::{Binding, MasterKey, Method, Mode, StateCodec, StateContents, StateError};
 use proptest::prelude::*;
 use serde_json::{Map, Number, Value};

@@ -23,7 +23,8 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use common::*;
-use mrtr_guard::state::{Claims, FlowId, JsonDigest, ProvenAnswer, ReplayError};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::{Claims, FlowId, ProvenAnswer, ReplayError};
 use mrtr_guard::{
     Binding, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard, RpcError,
     StateCodec, StateContents, StateError,
@@ -429,7 +430,7 @@ fn a_handler_mistake_is_an_error_event_naming_it() {
     assert_eq!(error, RpcError::internal_error());
     assert_eq!(
         error.misuse(),
-        Some(&mrtr_guard::wire::Misuse::NothingAsked)
+        Some(&mrtr_guard::runtime::Misuse::NothingAsked)
     );
     let [event] = &events[..] else {
         panic!("one event: {events:?}")

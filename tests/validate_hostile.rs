@@ -10,7 +10,8 @@
     reason = "a test fails by panicking; inputs are fixed"
 )]
 
-use mrtr_guard::form::{JsonError, Limits, Outcome, Problem, Reason, parse_strict};
+use mrtr_guard::form::{Outcome, Problem, Reason};
+use mrtr_guard::json::{JsonError, Limits, parse_strict};
 use mrtr_guard::{Field, Form};
 use serde_json::{Value, json};
 

@@ -1,7 +1,8 @@
 //! Property tests: arbitrary JSON never panics the validator; an accepted
 //! answer validates again as accepted and holds only declared keys.
 
-use mrtr_guard::form::{Limits, Outcome, parse_strict};
+use mrtr_guard::form::Outcome;
+use mrtr_guard::json::{Limits, parse_strict};
 use mrtr_guard::{Field, Form};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};

@@ -23,7 +23,7 @@ use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
 use mrtr_guard::{Call, Field, Flow, Form, KeyRing, MasterKey, Method, Response, Round, StateCodec, Stop};
-use mrtr_guard::form::Limits;
+use mrtr_guard::json::Limits;
 use mrtr_guard::runtime::FixedClock;
 use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta, check_headers, screen_body};
 use serde_json::{Value, json};

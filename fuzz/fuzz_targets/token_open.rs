@@ -13,7 +13,8 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use libfuzzer_sys::fuzz_target;
 use mrtr_guard::{Binding, StateContents, MasterKey, Method, Mode, StateCodec, StateError};
-use mrtr_guard::state::{JsonDigest, MintError, ProvenAnswer, TokenInfo};
+use mrtr_guard::json::JsonDigest;
+use mrtr_guard::state::{MintError, ProvenAnswer, TokenInfo};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 

@@ -17,7 +17,8 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use mrtr_guard::Form;
-use mrtr_guard::form::{Limits, Outcome, parse_strict};
+use mrtr_guard::form::Outcome;
+use mrtr_guard::json::{Limits, parse_strict};
 use serde_json::{Value, json};
 
 /// Every field kind and enum shape of the MCP form profile.

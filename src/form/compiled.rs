@@ -146,7 +146,7 @@ impl Form {
     /// # Errors
     ///
     /// [`FormError::Json`] when the text is not strict JSON (see
-    /// [`parse_strict`](crate::form::parse_strict), default [`Limits`](crate::form::Limits)),
+    /// [`parse_strict`](crate::json::parse_strict), default [`Limits`](crate::json::Limits)),
     /// then every error of [`from_requested_schema`](Self::from_requested_schema).
     pub fn from_requested_schema_json(
         message: impl Into<String>,

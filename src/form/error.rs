@@ -3,7 +3,7 @@
 use std::fmt;
 
 use crate::form::report::Reason;
-use crate::form::strict::JsonError;
+use crate::json::JsonError;
 
 /// Why a form could not be built or a `requestedSchema` could not be parsed.
 ///

@@ -5,15 +5,15 @@
 //! The crate root re-exports what a runtime user names ([`Form`], [`Field`],
 //! [`FormFields`], [`FormChoice`], [`Answers`], [`Report`]). Here besides:
 //! the builder and field kinds, the standalone validator's verdict
-//! ([`Outcome`]) and its reasons, [`Answers::bind`]'s errors, and the strict
-//! JSON parser ([`parse_strict`], [`Limits`]).
+//! ([`Outcome`]) and its reasons, and [`Answers::bind`]'s errors. The strict
+//! JSON parser it reads schemas with is [`crate::json::parse_strict`].
 //!
 //! Each field kind has one file under `kind/` that owns its schema emit, its
 //! schema parse and its answer check. Files here import each other by file
 //! path, never through this file, and the imports form no cycle
-//! (`tests/form_layers.rs` checks both). From the bottom up:
+//! (`tests/layers.rs` checks both). From the bottom up:
 //!
-//! - `report` (reasons, problems), `strict` (strict JSON), `title`, `numbers`,
+//! - `report` (reasons, problems), `title`, `numbers`,
 //!   `format/` (email, uri, date): nothing of the form below them;
 //! - `error`; `value` (checked answers); `kind/` (one file per kind);
 //! - `field`, `fields`, `schema`; `compiled` (`Form`, `FormBuilder`);
@@ -32,7 +32,6 @@ mod message;
 mod numbers;
 mod report;
 mod schema;
-mod strict;
 mod title;
 mod validate;
 mod value;
@@ -48,6 +47,5 @@ pub use format::Format;
 pub use numbers::Bound;
 pub use report::{Issue, Problem, Reason, Report};
 pub use schema::RequestedSchema;
-pub use strict::{JsonError, Limits, parse_strict};
 pub use validate::Outcome;
 pub use value::AnswerRef;

@@ -16,7 +16,7 @@ use crate::form::error::FormError;
 use crate::form::field::Field;
 use crate::form::kind::Kind;
 use crate::form::kind::keywords::{Keywords, annotation};
-use crate::form::strict::{Limits, parse_strict};
+use crate::json::{Limits, parse_strict};
 
 /// A form's `requestedSchema` with its properties, and `required`, in the
 /// order the fields were declared.

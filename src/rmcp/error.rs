@@ -5,7 +5,7 @@ use ::rmcp::ErrorData;
 use ::rmcp::model::{CustomRequest, ErrorCode};
 use serde_json::Value;
 
-use crate::state::Method;
+use crate::wire::Method;
 use crate::wire::{CallParams, RpcError, retry_fields};
 
 /// An [`RpcError`] as `rmcp`'s [`ErrorData`]: same code, message and data.

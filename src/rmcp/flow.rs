@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::error::error_data;
 use super::extract::{BoundArgs, ToolCall};
 use crate::runtime::{Call, Flow, Opened, Round};
-use crate::state::Method;
+use crate::wire::Method;
 use crate::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta, RpcError};
 
 /// Derives the principal from a request's HTTP parts (headers, and

@@ -16,9 +16,9 @@ use std::io;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::json::JsonDigest;
 use crate::state::{
-    ANSWER_FRAME_LEN, INV_MEMBER_LEN, JsonDigest, Mode, ONCE_MEMBER_LEN, Policy, Reask,
-    SKELETON_LEN,
+    ANSWER_FRAME_LEN, INV_MEMBER_LEN, Mode, ONCE_MEMBER_LEN, Policy, Reask, SKELETON_LEN,
 };
 
 /// The two shares of the claims a state may fill.

@@ -7,6 +7,9 @@ use crate::form::{AnswerError, BindError, Report};
 use crate::wire::InputRequiredResult;
 use crate::wire::RpcError;
 
+/// How many invalid answers in a row end a flow ([`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID)).
+pub(crate) const MAX_INVALID: u32 = 3;
+
 /// The state of one question in this round.
 ///
 /// Only [`Accepted`](Self::Accepted), [`Declined`](Self::Declined) and
@@ -66,7 +69,7 @@ pub enum Stop {
     /// Input is still needed: answer with this round's `inputRequests`.
     /// Returned when nothing was asked (and no ask was unsupported), it is a
     /// handler bug: the round ends with an internal error
-    /// ([`Misuse::NothingAsked`](crate::wire::Misuse::NothingAsked)).
+    /// ([`Misuse::NothingAsked`](crate::runtime::Misuse::NothingAsked)).
     Ask,
     /// The user declined the question under `key`.
     Declined {
@@ -187,7 +190,7 @@ impl fmt::Display for Failure {
                 f,
                 "the answer kept failing validation ({} invalid answers in a row) and the \
                  request was stopped; start it again",
-                crate::runtime::Round::MAX_INVALID
+                MAX_INVALID
             ),
             Self::TooManyRounds { max_rounds } => write!(
                 f,

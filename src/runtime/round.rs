@@ -10,19 +10,90 @@ use serde_json::{Map, Value};
 
 use crate::form::Form;
 use crate::form::{Answers, Field, Outcome, Problem, Report};
+use crate::json::JsonDigest;
 use crate::runtime::budget;
+use crate::runtime::call::Call;
+use crate::runtime::flow::Flow;
+use crate::runtime::misuse::Misuse;
 use crate::runtime::reask::reask_message;
-use crate::runtime::{Call, Failure, Flow, Reply, Response, Stop};
-use crate::state::{
-    Binding, Claims, JsonDigest, Method, MintError, ProvenAnswer, Reask, StateContents,
-};
-use crate::wire::Misuse;
+use crate::runtime::reply::{self, Failure, Reply, Response, Stop};
+use crate::state::{Binding, Claims, MintError, ProvenAnswer, Reask, StateContents};
+use crate::wire::Method;
 use crate::wire::RpcError;
 use crate::wire::{
     ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
     InputRequest, InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,
     SamplingRequest,
 };
+
+// `Flow`'s entry points live beside the round they open, so that `flow.rs`
+// (the codec and the clock) needs nothing of this file.
+impl Flow {
+    /// Starts handling one call: verifies its `requestState`, if any, against
+    /// the call's principal, method, target and arguments.
+    ///
+    /// A call without `requestState` is round 1, whatever `inputResponses` it
+    /// carries.
+    ///
+    /// # Errors
+    ///
+    /// [`RpcError::invalid_request_state`] when the state does not open, for
+    /// any reason (forged, bound to another call or user, expired, past the
+    /// flow's deadline or round cap, replayed). The client gets that one
+    /// error; the reason stays on it for the server
+    /// ([`RpcError::state_error`]), and with feature `tracing` the codec
+    /// has emitted an event for it.
+    ///
+    /// ```
+    /// # use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, StateCodec};
+    /// # use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta};
+    /// use mrtr_guard::{RpcError, StateError};
+    /// # let codec = StateCodec::builder("https://mcp.example.com", KeyRing::new(MasterKey::from_bytes(&[7; 32])?)).build()?;
+    /// # let flow = Flow::new(codec);
+    /// # let meta = RequestMeta::new("2026-07-28", ClientCapabilities::none());
+    /// let call = Call::new(CallParams::new(Method::ToolsCall, "ShipOrder", meta)
+    ///     .with_request_state("not-a-token"))
+    ///     .with_principal("ada");
+    /// let error = flow.round(call).unwrap_err();
+    /// assert_eq!(error.state_error(), Some(&StateError::Malformed)); // for your logs
+    /// assert_eq!(error.to_json(), RpcError::invalid_request_state().to_json()); // for the client
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn round(&self, call: Call) -> Result<Round<'_>, RpcError> {
+        Round::open(self, call)
+    }
+
+    /// Runs a synchronous handler for one call: [`round`](Self::round), the
+    /// handler, [`Round::complete`].
+    ///
+    /// <div class="warning">
+    ///
+    /// `handler` runs from the top in every round of the flow: once for the
+    /// first call, and again for each retry that brings answers. Code before
+    /// the asks it depends on runs each time. Keep side effects after the
+    /// asks, or run them through [`Round::once`], which runs an effect once
+    /// per flow (its exact terms, with and without a replay guard, are in
+    /// its docs).
+    ///
+    /// </div>
+    ///
+    /// A flow that cannot go on for a reason the user should hear (answers
+    /// that kept failing validation, the round cap or the deadline reached
+    /// while asking) ends with [`Response::Failed`], to send as a tool error.
+    ///
+    /// # Errors
+    ///
+    /// As [`round`](Self::round) and [`Round::complete`], and any
+    /// [`Stop::Failed`] the handler returns.
+    pub fn run<T, F>(&self, call: Call, handler: F) -> Result<Response<T>, RpcError>
+    where
+        F: FnOnce(&mut Round<'_>) -> Result<T, Stop>,
+    {
+        let mut round = self.round(call)?;
+        let result = handler(&mut round);
+        round.complete(result)
+    }
+}
 
 /// The handler's view of one incoming call.
 ///
@@ -204,7 +275,7 @@ impl<'f> Round<'f> {
     }
 
     /// How many invalid answers in a row end a flow: the third.
-    pub const MAX_INVALID: u32 = 3;
+    pub const MAX_INVALID: u32 = reply::MAX_INVALID;
 
     /// The method called.
     #[must_use]

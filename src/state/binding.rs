@@ -1,114 +1,10 @@
 //! What a token is bound to: supplied by the verifier on every call, and
 //! authenticated, but never stored in the token.
 
-use std::fmt;
-
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 
-use crate::state::canonical;
-
-/// The request methods that may return `input_required`, and so the only ones
-/// a `requestState` can be minted for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Method {
-    /// `tools/call`; the target is the tool's name.
-    ToolsCall,
-    /// `prompts/get`; the target is the prompt's name.
-    PromptsGet,
-    /// `resources/read`; the target is the resource's URI.
-    ResourcesRead,
-}
-
-impl Method {
-    /// The JSON-RPC method name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::ToolsCall => "tools/call",
-            Self::PromptsGet => "prompts/get",
-            Self::ResourcesRead => "resources/read",
-        }
-    }
-
-    /// The method for a JSON-RPC method name, or `None` for every method
-    /// that must never return `input_required`.
-    pub fn from_name(name: &str) -> Option<Self> {
-        match name {
-            "tools/call" => Some(Self::ToolsCall),
-            "prompts/get" => Some(Self::PromptsGet),
-            "resources/read" => Some(Self::ResourcesRead),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Method {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// SHA-256 over the canonical form of a JSON value: RFC 8785 (JCS), except
-/// that integers keep their exact value (`docs/FORMAT.md` §4.1).
-///
-/// Key order, white space and number spelling do not change it: `{"a":1,"b":2.0}`
-/// and `{"b":2,"a":1}` have the same digest. A number's value does:
-/// `9007199254740993` and `9007199254740992` have different digests, although
-/// they are the same double. Two values share a digest exactly when they are
-/// equal with numbers compared by value (`1` and `1.0` are, `0` and `-0` are).
-/// The codec uses it for the call's arguments and for each question a round
-/// asked.
-///
-/// It serializes (with `serde`) as the claims spell it: unpadded base64url of
-/// its 32 bytes.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub struct JsonDigest([u8; 32]);
-
-impl JsonDigest {
-    /// The digest of `value`.
-    ///
-    /// ```
-    /// use mrtr_guard::state::JsonDigest;
-    /// use serde_json::json;
-    ///
-    /// assert_eq!(
-    ///     JsonDigest::of(&json!({"b": 2.0, "a": [1, "x"]})),
-    ///     JsonDigest::of(&json!({"a": [1.0, "x"], "b": 2})),
-    /// );
-    /// ```
-    pub fn of(value: &Value) -> Self {
-        Self(Sha256::digest(canonical::canonical(value)).into())
-    }
-
-    /// The digest a binding uses for a call's `arguments`: absent and `null`
-    /// both count as `{}`.
-    pub(crate) fn of_arguments(arguments: Option<&Value>) -> Self {
-        match arguments {
-            Some(value) if !value.is_null() => Self::of(value),
-            _ => Self::of(&Value::Object(serde_json::Map::new())),
-        }
-    }
-
-    /// The digest's 32 bytes.
-    pub fn as_bytes(&self) -> &[u8; 32] {
-        &self.0
-    }
-
-    pub(crate) fn from_bytes(bytes: [u8; 32]) -> Self {
-        Self(bytes)
-    }
-}
-
-impl fmt::Debug for JsonDigest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("JsonDigest(")?;
-        for byte in &self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        f.write_str(")")
-    }
-}
+use crate::json::JsonDigest;
+use crate::wire::Method;
 
 /// The request a token belongs to: who asks, which method, which tool, prompt
 /// or resource, and with which arguments.
@@ -217,24 +113,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn method_names_round_trip_and_nothing_else_maps() {
-        for method in [Method::ToolsCall, Method::PromptsGet, Method::ResourcesRead] {
-            assert_eq!(Method::from_name(method.as_str()), Some(method));
-            assert_eq!(method.to_string(), method.as_str());
-        }
-        for name in [
-            "tools/list",
-            "prompts/list",
-            "resources/list",
-            "completion/complete",
-            "Tools/Call",
-            "",
-        ] {
-            assert_eq!(Method::from_name(name), None, "{name}");
-        }
-    }
-
-    #[test]
     fn absent_or_null_arguments_bind_like_an_empty_object() {
         let none = Binding::new("u", Method::ToolsCall, "t", None);
         let empty = Binding::new("u", Method::ToolsCall, "t", Some(&json!({})));
@@ -243,23 +121,5 @@ mod tests {
         assert_eq!(none, empty);
         assert_eq!(none, null);
         assert_ne!(none, empty_array);
-    }
-
-    #[test]
-    fn argument_digest_ignores_spelling_but_not_meaning() {
-        let a = JsonDigest::of(&json!({"x": 1, "y": "z"}));
-        assert_eq!(a, JsonDigest::of(&json!({"y": "z", "x": 1.0})));
-        assert_ne!(a, JsonDigest::of(&json!({"x": 2, "y": "z"})));
-        assert_ne!(a, JsonDigest::of(&json!({"x": "1", "y": "z"})));
-        assert_ne!(a, JsonDigest::of(&json!({"x": 1, "y": "z", "w": null})));
-        let exact = JsonDigest::of(&json!({"x": 9_007_199_254_740_993_u64}));
-        assert_ne!(
-            exact,
-            JsonDigest::of(&json!({"x": 9_007_199_254_740_992_u64}))
-        );
-        assert_ne!(
-            exact,
-            JsonDigest::of(&json!({"x": 9_007_199_254_740_993_u64 as f64}))
-        );
     }
 }

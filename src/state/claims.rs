@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use crate::state::binding::JsonDigest;
+use crate::json::JsonDigest;
 
 /// A random 16-byte identifier shared by every token of one flow.
 ///
@@ -54,7 +54,8 @@ impl fmt::Debug for FlowId {
 /// `Debug` shows the question's digest, never the response.
 ///
 /// ```
-/// use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+/// use mrtr_guard::json::JsonDigest;
+/// use mrtr_guard::state::ProvenAnswer;
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
@@ -109,7 +110,8 @@ impl fmt::Debug for ProvenAnswer {
 /// ```
 /// use std::num::NonZeroU32;
 ///
-/// use mrtr_guard::state::{JsonDigest, Reask};
+/// use mrtr_guard::json::JsonDigest;
+/// use mrtr_guard::state::Reask;
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Email?"}});
@@ -155,7 +157,8 @@ impl Reask {
 ///
 /// ```
 /// use mrtr_guard::StateContents;
-/// use mrtr_guard::state::{JsonDigest, ProvenAnswer};
+/// use mrtr_guard::json::JsonDigest;
+/// use mrtr_guard::state::ProvenAnswer;
 /// use serde_json::json;
 ///
 /// let ask = json!({"method": "elicitation/create", "params": {"message": "Ship?"}});

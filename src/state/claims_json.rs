@@ -9,7 +9,7 @@ use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use time::OffsetDateTime;
 
-use crate::state::binding::JsonDigest;
+use crate::json::JsonDigest;
 use crate::state::claims::{Claims, FlowId, Meta, ProvenAnswer, Reask, StateContents};
 
 /// As in the claims: strict unpadded base64url of the 16 bytes.

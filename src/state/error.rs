@@ -3,6 +3,7 @@
 use std::fmt;
 
 use crate::state::replay::ReplayError;
+use crate::wire::RpcError;
 
 /// Why a `requestState` did not open.
 ///
@@ -218,6 +219,43 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+// `wire` names no state type: the conversion to the wire error and its typed
+// accessor live here; the `RpcError` keeps the `StateError` as its cause.
+
+impl From<&StateError> for RpcError {
+    /// Every reason maps to the same wire error: the client learns nothing
+    /// about why its token failed. The server keeps the reason
+    /// ([`state_error`](RpcError::state_error)).
+    fn from(error: &StateError) -> Self {
+        Self::invalid_request_state().with_cause(error.clone())
+    }
+}
+
+impl From<StateError> for RpcError {
+    fn from(error: StateError) -> Self {
+        Self::invalid_request_state().with_cause(error)
+    }
+}
+
+impl RpcError {
+    /// Why the call's `requestState` was refused, when that is what this
+    /// error reports: for the server's logs and metrics
+    /// ([`StateError::reason`]), never for the client.
+    ///
+    /// ```
+    /// use mrtr_guard::{RpcError, StateError};
+    ///
+    /// let error = RpcError::from(StateError::Expired);
+    /// assert_eq!(error.state_error().map(StateError::reason), Some("expired"));
+    /// // The client sees what every bad state gets.
+    /// assert_eq!(error.to_json(), RpcError::invalid_request_state().to_json());
+    /// assert_eq!(RpcError::invalid_request_state().state_error(), None);
+    /// ```
+    pub fn state_error(&self) -> Option<&StateError> {
+        self.cause()
+    }
+}
+
 #[cfg(test)]
 #[allow(
     clippy::arithmetic_side_effects,
@@ -226,6 +264,28 @@ impl std::error::Error for ConfigError {}
 )]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_state_error_is_the_same_wire_error() {
+        let expected = serde_json::json!({"code": -32602,
+            "message": "Invalid or expired requestState",
+            "data": {"reason": "invalid_request_state"}});
+        for error in [
+            StateError::Forged,
+            StateError::Expired,
+            StateError::TooLarge,
+            StateError::Replayed,
+        ] {
+            let wire = RpcError::from(&error);
+            assert_eq!(wire.to_json(), expected);
+            assert_eq!(wire, RpcError::invalid_request_state());
+            assert_eq!(wire.state_error(), Some(&error));
+            assert_eq!(RpcError::from(error.clone()).state_error(), Some(&error));
+            let source = std::error::Error::source(&wire).map(ToString::to_string);
+            assert_eq!(source, Some(error.to_string()));
+        }
+        assert_eq!(RpcError::invalid_request_state().state_error(), None);
+    }
 
     #[test]
     fn reasons_are_distinct_snake_case() {

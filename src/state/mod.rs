@@ -2,10 +2,10 @@
 //!
 //! The crate root re-exports what a server sets up and calls
 //! ([`StateCodec`], [`KeyRing`], [`MasterKey`], [`Policy`], [`Mode`],
-//! [`Binding`], [`Method`], [`StateContents`], [`StateError`], the replay guards).
+//! [`Binding`], [`Method`](crate::wire::Method), [`StateContents`], [`StateError`], the replay guards).
 //! Here besides: what an opened token holds ([`Claims`], [`FlowId`],
 //! [`ProvenAnswer`], [`Reask`]), the digest it binds arguments with
-//! ([`JsonDigest`]), a token's structure read without a key ([`TokenInfo`]),
+//! ([`JsonDigest`](crate::json::JsonDigest)), a token's structure read without a key ([`TokenInfo`]),
 //! the builder ([`CodecBuilder`]) and the errors of keys, configuration,
 //! minting and replay guards.
 //!
@@ -17,7 +17,6 @@
 
 mod binding;
 mod buffer;
-mod canonical;
 mod claims;
 mod claims_json;
 mod codec;
@@ -36,7 +35,7 @@ mod signed;
 #[cfg(test)]
 mod vectors;
 
-pub use binding::{Binding, JsonDigest, Method};
+pub use binding::Binding;
 pub use claims::{Claims, FlowId, ProvenAnswer, Reask, StateContents};
 pub(crate) use claims_json::{ANSWER_FRAME_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN};
 pub use codec::{CodecBuilder, StateCodec};
@@ -48,9 +47,3 @@ pub use policy::Policy;
 pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
 #[cfg(feature = "redis")]
 pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
-
-/// The name [`StateContents`] had before 0.1.0's renames, kept hidden only
-/// while `replay.rs`'s example (another branch's file) still spells it; the
-/// merge that renames it there removes this alias.
-#[doc(hidden)]
-pub type Contents<A> = StateContents<A>;

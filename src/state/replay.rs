@@ -99,7 +99,7 @@ impl std::error::Error for ReplayError {}
 /// ```
 /// use mrtr_guard::{MemoryReplayGuard, ReplayGuard};
 /// use mrtr_guard::state::ReplayError;
-/// # use mrtr_guard::{Binding, Contents, KeyRing, MasterKey, Method, StateCodec};
+/// # use mrtr_guard::{Binding, StateContents, KeyRing, MasterKey, Method, StateCodec};
 /// # use std::sync::Arc;
 /// # use time::{Duration, OffsetDateTime};
 /// # let codec = StateCodec::builder("https://mcp.example.com", KeyRing::new(MasterKey::from_bytes(&[9; 32])?))
@@ -107,7 +107,7 @@ impl std::error::Error for ReplayError {}
 /// #     .build()?;
 /// # let binding = Binding::new("ada", Method::ToolsCall, "ShipOrder", None);
 /// # let now = OffsetDateTime::from_unix_timestamp(1_800_000_000)?;
-/// # let token = codec.start_at(&binding, &Contents::new(()), now)?;
+/// # let token = codec.start_at(&binding, &StateContents::new(()), now)?;
 /// let guard = MemoryReplayGuard::new(10_000);
 /// assert_eq!(guard.capacity(), 10_000);
 /// // A codec built with `.replay_guard(...)` opens each token once:

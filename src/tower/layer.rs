@@ -5,7 +5,7 @@ use std::sync::Arc;
 use tower_layer::Layer;
 
 use super::service::{Config, Screen};
-use crate::form::Limits;
+use crate::json::Limits;
 use crate::wire::HeaderCheck;
 
 /// A tower [`Layer`] that screens request bodies (see the

@@ -35,7 +35,7 @@
 //! might parse escapes the screen.
 //!
 //! ```
-//! use mrtr_guard::form::Limits;
+//! use mrtr_guard::json::Limits;
 //! use mrtr_guard::tower::ScreenLayer;
 //! use tower_layer::Layer;
 //!
@@ -50,8 +50,8 @@
 //! ```
 //!
 //! [`Layer`]: tower_layer::Layer
-//! [`Limits::max_bytes`]: crate::form::Limits::max_bytes
-//! [`Limits::max_depth`]: crate::form::Limits::max_depth
+//! [`Limits::max_bytes`]: crate::json::Limits::max_bytes
+//! [`Limits::max_depth`]: crate::json::Limits::max_depth
 //! [`RpcError::body_too_large`]: crate::wire::RpcError::body_too_large
 //! [`RpcError::parse_error`]: crate::wire::RpcError::parse_error
 //! [`RpcError::invalid_request_state`]: crate::wire::RpcError::invalid_request_state

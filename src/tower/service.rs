@@ -18,8 +18,8 @@ use serde_json::{Map, Value, json};
 use tower_service::Service;
 
 use super::order::in_declared_order;
-use crate::form::Limits;
-use crate::state::Method;
+use crate::json::Limits;
+use crate::wire::Method;
 use crate::wire::{HeaderCheck, RpcError, retry_fields, screen_body};
 
 /// The body a screened service receives, and the body of its responses:

@@ -1,7 +1,9 @@
 //! `ClientCapabilities`, as the client declares them in every request's `_meta`.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+use crate::wire::error::RpcError;
 
 /// The capabilities a client declared on one request
 /// (`_meta["io.modelcontextprotocol/clientCapabilities"]`).
@@ -45,12 +47,12 @@ impl ClientCapabilities {
     ///
     /// # Errors
     ///
-    /// [`RpcError::invalid_params`](crate::wire::RpcError::invalid_params) when
+    /// [`RpcError::invalid_params`](RpcError::invalid_params) when
     /// `value` is not a JSON object.
-    pub fn from_json(value: &Value) -> Result<Self, crate::wire::RpcError> {
+    pub fn from_json(value: &Value) -> Result<Self, RpcError> {
         match value {
             Value::Object(map) => Ok(Self(map.clone())),
-            _ => Err(crate::wire::RpcError::invalid_params(
+            _ => Err(RpcError::invalid_params(
                 "clientCapabilities must be an object",
             )),
         }
@@ -212,6 +214,32 @@ impl ClientCapabilities {
             *slot = Value::Object(Map::new());
         }
         slot.as_object_mut()
+    }
+}
+
+// The error for missing capabilities lives with the capabilities, so that
+// `error.rs` needs nothing of this file.
+impl RpcError {
+    /// `-32021`: the request cannot be served without capabilities the client
+    /// did not declare; `data.requiredCapabilities` names them. HTTP 400.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    /// use mrtr_guard::wire::ClientCapabilities;
+    /// use serde_json::json;
+    ///
+    /// let error = RpcError::missing_capability(&ClientCapabilities::none().with_sampling());
+    /// assert_eq!(error.to_json(), json!({"code": -32021,
+    ///     "message": "Missing required client capability",
+    ///     "data": {"requiredCapabilities": {"sampling": {}}}}));
+    /// ```
+    pub fn missing_capability(required: &ClientCapabilities) -> Self {
+        Self::new(
+            Self::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            "Missing required client capability",
+            Some(json!({"requiredCapabilities": required.to_json()})),
+            400,
+        )
     }
 }
 

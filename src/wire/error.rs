@@ -1,22 +1,21 @@
 //! The JSON-RPC errors the crate puts on the wire.
 
 use std::borrow::Cow;
+use std::error::Error;
 use std::fmt;
+use std::sync::Arc;
 
 use serde_json::{Value, json};
-
-use crate::state::StateError;
-use crate::wire::{ClientCapabilities, Misuse};
 
 /// A JSON-RPC error object: `{"code": ..., "message": ..., "data": ...}`.
 ///
 /// The crate builds these for the client; their messages are fixed text and
 /// never echo token bytes, claims, principals or submitted values.
 ///
-/// An error made from a [`StateError`] (as [`Flow::round`](crate::runtime::Flow::round)
-/// makes it) keeps that error for the server: [`state_error`](Self::state_error)
+/// An error made from a refused `requestState` (as [`Flow::round`](crate::runtime::Flow::round)
+/// makes it) keeps why for the server: [`state_error`](Self::state_error)
 /// and [`source`](std::error::Error::source) return it. So does an internal
-/// error made from a handler's [`Misuse`] ([`misuse`](Self::misuse)). Neither
+/// error made from a handler's mistake ([`misuse`](Self::misuse)). Neither
 /// reaches the wire: [`to_json`](Self::to_json) is the same for every reason,
 /// and two errors are equal when they put the same object on the wire with
 /// the same HTTP status, whatever their cause.
@@ -26,17 +25,10 @@ pub struct RpcError {
     message: Cow<'static, str>,
     data: Option<Value>,
     status: u16,
-    /// Why, for the server only.
-    cause: Option<Cause>,
-}
-
-/// What an error keeps for the server.
-#[derive(Debug, Clone)]
-enum Cause {
-    /// Why a `requestState` was refused.
-    State(StateError),
-    /// The handler's mistake.
-    Misuse(Misuse),
+    /// Why, for the server only. The layer that made the error reads it
+    /// back with a typed accessor (`state_error` in `state`, `misuse` in
+    /// `runtime`), so this module names none of their types.
+    cause: Option<Arc<dyn Error + Send + Sync>>,
 }
 
 impl RpcError {
@@ -55,7 +47,7 @@ impl RpcError {
     /// MCP `UNSUPPORTED_PROTOCOL_VERSION`.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
 
-    fn new(
+    pub(crate) fn new(
         code: i64,
         message: impl Into<Cow<'static, str>>,
         data: Option<Value>,
@@ -160,28 +152,6 @@ impl RpcError {
         Self::new(Self::HEADER_MISMATCH, message, None, 400)
     }
 
-    /// `-32021`: the request cannot be served without capabilities the client
-    /// did not declare; `data.requiredCapabilities` names them. HTTP 400.
-    ///
-    /// ```
-    /// use mrtr_guard::RpcError;
-    /// use mrtr_guard::wire::ClientCapabilities;
-    /// use serde_json::json;
-    ///
-    /// let error = RpcError::missing_capability(&ClientCapabilities::none().with_sampling());
-    /// assert_eq!(error.to_json(), json!({"code": -32021,
-    ///     "message": "Missing required client capability",
-    ///     "data": {"requiredCapabilities": {"sampling": {}}}}));
-    /// ```
-    pub fn missing_capability(required: &ClientCapabilities) -> Self {
-        Self::new(
-            Self::MISSING_REQUIRED_CLIENT_CAPABILITY,
-            "Missing required client capability",
-            Some(json!({"requiredCapabilities": required.to_json()})),
-            400,
-        )
-    }
-
     /// `-32022`: the requested protocol version is not supported; `data`
     /// holds `supported` and `requested`. HTTP 400.
     ///
@@ -267,42 +237,18 @@ impl RpcError {
         self.data.as_ref()
     }
 
-    /// Why the call's `requestState` was refused, when that is what this
-    /// error reports: for the server's logs and metrics
-    /// ([`StateError::reason`]), never for the client.
-    ///
-    /// ```
-    /// use mrtr_guard::{RpcError, StateError};
-    ///
-    /// let error = RpcError::from(StateError::Expired);
-    /// assert_eq!(error.state_error().map(StateError::reason), Some("expired"));
-    /// // The client sees what every bad state gets.
-    /// assert_eq!(error.to_json(), RpcError::invalid_request_state().to_json());
-    /// assert_eq!(RpcError::invalid_request_state().state_error(), None);
-    /// ```
-    pub fn state_error(&self) -> Option<&StateError> {
-        match &self.cause {
-            Some(Cause::State(error)) => Some(error),
-            _ => None,
+    /// The same error, keeping `cause` for the server (never for the wire).
+    pub(crate) fn with_cause(self, cause: impl Error + Send + Sync + 'static) -> Self {
+        let cause: Arc<dyn Error + Send + Sync> = Arc::new(cause);
+        Self {
+            cause: Some(cause),
+            ..self
         }
     }
 
-    /// The handler's mistake, when this internal error reports one: for the
-    /// server's logs, never for the client.
-    ///
-    /// ```
-    /// use mrtr_guard::RpcError;
-    /// use mrtr_guard::wire::Misuse;
-    ///
-    /// let error = RpcError::from(Misuse::NothingAsked);
-    /// assert_eq!(error.misuse(), Some(&Misuse::NothingAsked));
-    /// assert_eq!(error.to_json(), RpcError::internal_error().to_json());
-    /// ```
-    pub fn misuse(&self) -> Option<&Misuse> {
-        match &self.cause {
-            Some(Cause::Misuse(misuse)) => Some(misuse),
-            _ => None,
-        }
+    /// The cause kept by [`with_cause`](Self::with_cause), if it is a `T`.
+    pub(crate) fn cause<T: Error + 'static>(&self) -> Option<&T> {
+        self.cause.as_deref()?.downcast_ref()
     }
 
     /// The error object as JSON, to put under a response's `error` key.
@@ -331,73 +277,31 @@ impl PartialEq for RpcError {
     }
 }
 
-impl std::error::Error for RpcError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self.cause.as_ref()? {
-            Cause::State(error) => Some(error),
-            Cause::Misuse(misuse) => Some(misuse),
-        }
-    }
-}
-
-impl From<&StateError> for RpcError {
-    /// Every reason maps to the same wire error: the client learns nothing
-    /// about why its token failed. The server keeps the reason
-    /// ([`state_error`](Self::state_error)).
-    fn from(error: &StateError) -> Self {
-        Self {
-            cause: Some(Cause::State(error.clone())),
-            ..Self::invalid_request_state()
-        }
-    }
-}
-
-impl From<Misuse> for RpcError {
-    /// The plain internal error (`-32603`); the mistake stays for the server
-    /// ([`misuse`](Self::misuse)).
-    fn from(misuse: Misuse) -> Self {
-        Self {
-            cause: Some(Cause::Misuse(misuse)),
-            ..Self::internal_error()
-        }
-    }
-}
-
-impl From<StateError> for RpcError {
-    fn from(error: StateError) -> Self {
-        Self::from(&error)
+impl Error for RpcError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        let cause: &(dyn Error + 'static) = self.cause.as_deref()?;
+        Some(cause)
     }
 }
 
 #[cfg(test)]
-#[allow(
-    clippy::arithmetic_side_effects,
-    clippy::cast_possible_truncation,
-    reason = "test code: overflow or truncation panics or fails the test"
-)]
 mod tests {
     use super::*;
 
     #[test]
-    fn every_state_error_is_the_same_wire_error() {
-        let expected = json!({"code": -32602, "message": "Invalid or expired requestState",
-                              "data": {"reason": "invalid_request_state"}});
-        for error in [
-            StateError::Forged,
-            StateError::Expired,
-            StateError::TooLarge,
-            StateError::Replayed,
-        ] {
-            let wire = RpcError::from(&error);
-            assert_eq!(wire.to_json(), expected);
-            assert_eq!(wire, RpcError::invalid_request_state());
-            assert_eq!(wire.state_error(), Some(&error));
-            let source = std::error::Error::source(&wire).map(ToString::to_string);
-            assert_eq!(source, Some(error.to_string()));
-        }
-        assert_eq!(RpcError::invalid_request_state().state_error(), None);
+    fn a_cause_stays_off_the_wire_and_is_read_back_by_type() {
+        let plain = RpcError::invalid_request_state();
+        let caused = RpcError::invalid_request_state().with_cause(fmt::Error);
+        assert_eq!(caused.to_json(), plain.to_json());
+        assert_eq!(caused, plain);
+        assert_eq!(caused.cause::<fmt::Error>(), Some(&fmt::Error));
+        assert_eq!(caused.cause::<std::str::Utf8Error>(), None);
+        assert_eq!(plain.cause::<fmt::Error>(), None);
+        assert!(Error::source(&plain).is_none());
+        let source = Error::source(&caused).map(ToString::to_string);
+        assert_eq!(source, Some(fmt::Error.to_string()));
         assert_eq!(
-            RpcError::invalid_request_state().to_string(),
+            plain.to_string(),
             "Invalid or expired requestState (-32602)"
         );
     }

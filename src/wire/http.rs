@@ -11,9 +11,10 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::form::{Limits, parse_strict};
-use crate::wire::RpcError;
-use crate::wire::{PROTOCOL_VERSION, RequestMeta};
+use crate::json::{Limits, parse_strict};
+use crate::wire::error::RpcError;
+use crate::wire::params::RequestMeta;
+use crate::wire::protocol::PROTOCOL_VERSION;
 
 /// Which protocol versions the header check accepts.
 ///
@@ -197,7 +198,7 @@ pub fn decode_header_value(value: &str) -> Option<Cow<'_, str>> {
 /// one), trailing data, lone surrogates, more than `limits` allows.
 ///
 /// ```
-/// use mrtr_guard::form::Limits;
+/// use mrtr_guard::json::Limits;
 /// use mrtr_guard::wire::screen_body;
 ///
 /// assert!(screen_body(br#"{"a":1}"#, &Limits::default()).is_ok());

@@ -1,9 +1,12 @@
 //! MCP 2026-07-28 wire types for Multi Round-Trip Requests, and the HTTP
 //! header checks of the Streamable HTTP transport.
 //!
-//! Also the JSON-RPC error every failure becomes ([`RpcError`], re-exported
-//! at the crate root) and the handler mistake an internal error keeps for the
-//! server ([`Misuse`]).
+//! Also the request methods a `requestState` can belong to ([`Method`]) and
+//! the JSON-RPC error every failure becomes ([`RpcError`]), both re-exported
+//! at the crate root. `wire` imports nothing of the crate but
+//! [`json`](crate::json): the layers above add their conversions to
+//! [`RpcError`] and its typed accessors ([`RpcError::state_error`],
+//! [`RpcError::misuse`]) in their own files.
 //!
 //! Every type here is plain serde over the exact wire names of the
 //! specification. Unions the schema leaves untagged (an `inputResponses`
@@ -13,8 +16,9 @@
 mod capabilities;
 mod error;
 mod http;
-mod misuse;
+mod method;
 mod params;
+mod protocol;
 mod request;
 mod response;
 mod result;
@@ -22,10 +26,13 @@ mod result;
 pub use capabilities::ClientCapabilities;
 pub use error::RpcError;
 pub use http::{HeaderCheck, check_headers, decode_header_value, screen_body};
-pub use misuse::Misuse;
+pub use method::Method;
 #[cfg(any(feature = "rmcp", feature = "tower"))]
 pub(crate) use params::retry_fields;
 pub use params::{CallParams, RequestMeta};
+pub use protocol::{
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_PROTOCOL_VERSION, PROTOCOL_VERSION,
+};
 #[cfg(feature = "tower")]
 pub(crate) use request::OrderedSchema;
 #[cfg(any(feature = "rmcp", feature = "tower"))]
@@ -36,15 +43,3 @@ pub use response::{
     ListRootsResult, Root,
 };
 pub use result::{InputRequiredResult, ResultType};
-
-/// The protocol revision this crate implements.
-pub const PROTOCOL_VERSION: &str = "2026-07-28";
-
-/// The `_meta` key of the protocol version every 2026-07-28 request carries.
-pub const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-
-/// The `_meta` key of the client capabilities every 2026-07-28 request carries.
-pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-
-/// The `_meta` key of the (self-reported, untrusted) client information.
-pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";

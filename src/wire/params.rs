@@ -3,11 +3,11 @@
 
 use serde_json::{Map, Value};
 
-use crate::state::Method;
-use crate::wire::RpcError;
-use crate::wire::{
-    ClientCapabilities, InputResponses, META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION,
-};
+use crate::wire::capabilities::ClientCapabilities;
+use crate::wire::error::RpcError;
+use crate::wire::method::Method;
+use crate::wire::protocol::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::wire::response::InputResponses;
 
 /// The per-request protocol fields of `params._meta`.
 #[derive(Debug, Clone, PartialEq)]

@@ -7,7 +7,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value, json};
 
-use crate::wire::ClientCapabilities;
+use crate::wire::capabilities::ClientCapabilities;
 
 /// The `inputRequests` map: server-chosen keys, one request each.
 pub type InputRequests = BTreeMap<String, InputRequest>;

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::wire::RpcError;
+use crate::wire::error::RpcError;
 
 /// The `inputResponses` of a retry: one answer per key, each a JSON object.
 ///

@@ -5,7 +5,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::wire::{InputRequest, InputRequests};
+use crate::wire::request::{InputRequest, InputRequests};
 
 /// `resultType`, present on every 2026-07-28 result.
 ///

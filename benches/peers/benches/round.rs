@@ -27,7 +27,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mrtr_guard::form::{Limits, parse_strict};
+use mrtr_guard::json::{Limits, parse_strict};
 use mrtr_guard::wire::CallParams;
 use mrtr_guard::{Call, Flow, Form, MasterKey, Method, Mode, Response, Round, StateCodec, Stop};
 use mrtr_guard_peers::{accepted, app_data, ship_form};

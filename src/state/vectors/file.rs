@@ -8,9 +8,14 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::{Duration, OffsetDateTime};
 
-use crate::state::{
-    Binding, JsonDigest, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, StateCodec,
-};
+use crate::json::JsonDigest;
+use crate::state::binding::Binding;
+use crate::state::codec::StateCodec;
+use crate::state::keys::{KeyRing, MasterKey};
+use crate::state::layout::Mode;
+use crate::state::policy::Policy;
+use crate::state::replay::MemoryReplayGuard;
+use crate::wire::Method;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -92,7 +97,7 @@ impl BindingSpec {
     pub(super) fn arguments_canonical(&self) -> String {
         let empty = Value::Object(serde_json::Map::new());
         let arguments = self.arguments.as_ref().filter(|a| !a.is_null());
-        String::from_utf8(crate::state::canonical::canonical(
+        String::from_utf8(crate::json::canonical::canonical(
             arguments.unwrap_or(&empty),
         ))
         .unwrap()
@@ -198,6 +203,6 @@ pub(super) struct ArgumentsCase {
 /// The canonical form and the digest of the arguments `text`.
 pub(super) fn canonical_and_digest(text: &str) -> (String, String) {
     let value: Value = serde_json::from_str(text).unwrap();
-    let canonical = String::from_utf8(crate::state::canonical::canonical(&value)).unwrap();
+    let canonical = String::from_utf8(crate::json::canonical::canonical(&value)).unwrap();
     (canonical, hex(JsonDigest::of(&value).as_bytes()))
 }

@@ -10,8 +10,9 @@ use super::{
     ARGUMENTS_FILE, ArgumentsCase, ArgumentsFile, BindingSpec, KeysSpec, PolicySpec, Vector,
     VectorFile, canonical_and_digest, hex, unhex,
 };
+use crate::json::JsonDigest;
 use crate::state::layout::{self, NONCE_LEN};
-use crate::state::{JsonDigest, claims_json, context};
+use crate::state::{claims_json, context};
 
 impl ArgumentsCase {
     fn new(name: &str, description: &str, texts: &[&str]) -> Self {

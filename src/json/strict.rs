@@ -187,7 +187,7 @@ impl std::error::Error for JsonError {}
 /// Parses untrusted bytes into a JSON value, strictly.
 ///
 /// ```
-/// use mrtr_guard::form::{JsonError, Limits, parse_strict};
+/// use mrtr_guard::json::{JsonError, Limits, parse_strict};
 ///
 /// let v = parse_strict(br#"{"action":"accept"}"#, &Limits::default())?;
 /// assert_eq!(v["action"], "accept");

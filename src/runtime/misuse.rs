@@ -13,7 +13,7 @@ use crate::wire::RpcError;
 /// A mistake in a handler's use of the runtime, found while ending a round.
 ///
 /// ```
-/// use mrtr_guard::wire::Misuse;
+/// use mrtr_guard::runtime::Misuse;
 ///
 /// assert_eq!(Misuse::NothingAsked.code(), "nothing_asked");
 /// assert_eq!(
@@ -97,3 +97,31 @@ impl fmt::Display for Misuse {
 }
 
 impl std::error::Error for Misuse {}
+
+// `wire` names no runtime type: the conversion to the wire error and its
+// typed accessor live here; the `RpcError` keeps the `Misuse` as its cause.
+
+impl From<Misuse> for RpcError {
+    /// The plain internal error (`-32603`); the mistake stays for the server
+    /// ([`misuse`](RpcError::misuse)).
+    fn from(misuse: Misuse) -> Self {
+        Self::internal_error().with_cause(misuse)
+    }
+}
+
+impl RpcError {
+    /// The handler's mistake, when this internal error reports one: for the
+    /// server's logs, never for the client.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    /// use mrtr_guard::runtime::Misuse;
+    ///
+    /// let error = RpcError::from(Misuse::NothingAsked);
+    /// assert_eq!(error.misuse(), Some(&Misuse::NothingAsked));
+    /// assert_eq!(error.to_json(), RpcError::internal_error().to_json());
+    /// ```
+    pub fn misuse(&self) -> Option<&Misuse> {
+        self.cause()
+    }
+}

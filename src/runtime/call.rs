@@ -1,0 +1,43 @@
+//! [`Call`]: one incoming call and the principal it was made by.
+
+use crate::wire::CallParams;
+
+/// One incoming call: its parsed params and the principal your
+/// authentication established for it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    params: CallParams,
+    principal: Option<String>,
+}
+
+impl Call {
+    /// An anonymous call (tokens for it open only on a codec built with
+    /// [`allow_anonymous`](crate::state::CodecBuilder::allow_anonymous)).
+    #[must_use]
+    pub fn new(params: CallParams) -> Self {
+        Self {
+            params,
+            principal: None,
+        }
+    }
+
+    /// Sets the authenticated principal: a stable user id from your
+    /// authentication layer, never a value the client reports about itself.
+    #[must_use]
+    pub fn with_principal(mut self, principal: impl Into<String>) -> Self {
+        self.principal = Some(principal.into());
+        self
+    }
+
+    /// The params.
+    #[must_use]
+    pub fn params(&self) -> &CallParams {
+        &self.params
+    }
+
+    /// The principal, if any.
+    #[must_use]
+    pub fn principal(&self) -> Option<&str> {
+        self.principal.as_deref()
+    }
+}
