@@ -11,8 +11,6 @@
     reason = "test code: a panic is a failing test"
 )]
 
-mod common;
-
 use std::sync::Arc;
 
 use mrtr_guard::state::{Claims, ConfigError, JsonDigest, MintError, Proven};
@@ -406,7 +404,7 @@ fn sealed_hides_the_claims_signed_does_not() {
         let codec = codec(mode);
         let contents = Contents::new(json!({"note": secret})).answer("email", email_answer(secret));
         let token = codec.start_at(&binding(), &contents, at(0)).unwrap();
-        let bytes = common::decode(&token);
+        let bytes = mrtr_guard_test_support::decode(&token);
         let visible = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
         assert_eq!(visible, readable, "{mode:?}");
         let claims = open(&codec, &token, at(1)).unwrap();

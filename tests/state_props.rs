@@ -11,9 +11,7 @@
     reason = "test code: a panic is a failing test"
 )]
 
-mod common;
-
-use common::{decode, encode};
+use mrtr_guard_test_support::{decode, encode};
 use std::collections::BTreeMap;
 
 use mrtr_guard::state::{JsonDigest, Proven};

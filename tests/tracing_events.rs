@@ -16,18 +16,16 @@
     reason = "test code: a panic is a failing test"
 )]
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use common::*;
 use mrtr_guard::state::{Claims, FlowId, JsonDigest, Proven, ReplayError};
 use mrtr_guard::{
     Binding, Contents, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard,
     RpcError, StateCodec, StateError,
 };
+use mrtr_guard_test_support::*;
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 use tracing::field::{Field, Visit};
@@ -397,6 +395,18 @@ fn a_guard_failure_has_its_own_event() {
 }
 
 // ---- through the runtime -------------------------------------------------------------
+
+/// A tool asking one form, as the demo's `ShipOrder` does, for one round.
+fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<mrtr_guard::Response<String>, RpcError> {
+    let ship = mrtr_guard::Form::builder("Tracking number?")
+        .field(mrtr_guard::Field::string("trackingNumber").required())
+        .build()
+        .unwrap();
+    flow.run(req.call()?, |round| {
+        let answers = round.require("ship", &ship)?;
+        Ok(answers.str("trackingNumber")?.to_owned())
+    })
+}
 
 #[test]
 fn flow_round_emits_one_event_and_keeps_the_reason() {

@@ -12,7 +12,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_layer::Layer;
 
 /// The port from `--port N`, else `PORT`, else `default`.
-pub(crate) fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
+pub fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         if arg == "--port" {
@@ -30,7 +30,7 @@ pub(crate) fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
 }
 
 /// The master key from `MRTR_GUARD_KEY` (base64), else an ephemeral one.
-pub(crate) fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
+pub fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
     match std::env::var("MRTR_GUARD_KEY") {
         Ok(text) => Ok(MasterKey::from_base64(text.trim())?),
         Err(_) => {
@@ -45,7 +45,7 @@ pub(crate) fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
 
 /// `handler` at `/mcp`, stateless Streamable HTTP behind the library's
 /// `ScreenLayer`: the app `serve` runs (tests serve it on their own listener).
-pub(crate) fn router<H>(handler: H) -> axum::Router
+pub fn router<H>(handler: H) -> axum::Router
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -64,7 +64,7 @@ where
 
 /// Serves `handler` at `http://127.0.0.1:{port}/mcp`, statelessly, until
 /// Ctrl-C.
-pub(crate) async fn serve<H>(port: u16, handler: H) -> Result<(), Box<dyn std::error::Error>>
+pub async fn serve<H>(port: u16, handler: H) -> Result<(), Box<dyn std::error::Error>>
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {

@@ -1,19 +1,19 @@
-//! The demo's two tools, free of any transport: `examples/signup_server.rs`
-//! serves them over `rmcp`, and `tests/runtime_flows.rs` drives these same
+//! The demo's two tools, free of any transport: `examples/src/bin/signup_server.rs`
+//! serves them over `rmcp`, and `examples/tests/demo/runtime_flows.rs` drives these same
 //! functions in-process.
 
 use mrtr_guard::form::FormError;
 use mrtr_guard::{Field, Form, Reply, Round, RpcError, Stop};
 
 /// The forms, built once.
-pub(crate) struct Forms {
-    pub(crate) ship: Form,
-    pub(crate) account: Form,
-    pub(crate) team: Form,
-    pub(crate) confirm: Form,
+pub struct Forms {
+    pub ship: Form,
+    pub account: Form,
+    pub team: Form,
+    pub confirm: Form,
 }
 
-pub(crate) fn forms() -> Result<Forms, FormError> {
+pub fn forms() -> Result<Forms, FormError> {
     Ok(Forms {
         ship: Form::builder("Where should we ship the order? Enter the tracking number.")
             .field(
@@ -52,7 +52,7 @@ pub(crate) fn forms() -> Result<Forms, FormError> {
 }
 
 /// Runs the tool the round names; its text result, or a stop.
-pub(crate) fn run_tool(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
+pub fn run_tool(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
     match round.target() {
         "ShipOrder" => ship_order(round, forms),
         "signup" => signup(round, forms).or_else(|stop| match stop {
@@ -66,7 +66,7 @@ pub(crate) fn run_tool(round: &mut Round<'_>, forms: &Forms) -> Result<String, S
 }
 
 /// `ShipOrder`: every outcome handled here, so `form` rather than `require`.
-pub(crate) fn ship_order(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
+pub fn ship_order(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
     match round.form("ship", &forms.ship) {
         Reply::Accepted(answers) => Ok(format!("Shipped as {}.", answers.str("trackingNumber")?)),
         Reply::Declined | Reply::Cancelled => Ok("Shipping cancelled.".to_owned()),
@@ -76,7 +76,7 @@ pub(crate) fn ship_order(round: &mut Round<'_>, forms: &Forms) -> Result<String,
 
 /// `signup`: reads top-down; each `require` either has its answer or stops
 /// the round with an ask.
-pub(crate) fn signup(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
+pub fn signup(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
     let account = round.require("account", &forms.account)?;
     let email = account.str("email")?;
     let plan = account.str("plan")?;

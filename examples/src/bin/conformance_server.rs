@@ -1,7 +1,7 @@
 //! The tools and prompt the MCP conformance suite's SEP-2322 server scenarios
 //! (and `server-stateless`) call, written with the mrtr-guard runtime.
 //!
-//! `cargo run --features examples --example conformance_server -- --port 3917`
+//! `cargo run -p mrtr-guard-examples --bin conformance_server -- --port 3917`
 //! then `npx @modelcontextprotocol/conformance@0.2.0-alpha.12 server --url
 //! http://127.0.0.1:3917/mcp --scenario input-required-result-basic-elicitation`
 //! (`scripts/interop` runs them all).
@@ -17,18 +17,15 @@
     reason = "sampling and roots are deprecated by SEP-2577, still functional"
 )]
 
-#[path = "support/conformance_forms.rs"]
-mod conformance_forms;
-#[path = "support/mod.rs"]
-mod support;
-
 use std::sync::Arc;
 
-use conformance_forms::{COLOR, CONFIRM, CONTEXT, NAME, VALUE, capital};
+use mrtr_guard_examples::serve;
+
 use mrtr_guard::rmcp::{
     RmcpFlow, custom_request_error, error_data, prompt_response, tool_response,
 };
 use mrtr_guard::{Flow, KeyRing, Reply, RpcError, StateCodec, Stop};
+use mrtr_guard_examples::conformance_forms::{COLOR, CONFIRM, CONTEXT, NAME, VALUE, capital};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
@@ -229,11 +226,11 @@ impl ServerHandler for Conformance {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = support::port(3917)?;
+    let port = serve::port(3917)?;
     let audience = format!("http://127.0.0.1:{port}/mcp");
-    let codec = StateCodec::builder(audience, KeyRing::new(support::master_key()?))
+    let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?))
         .allow_anonymous()
         .build()?;
     let flow = RmcpFlow::anonymous(Flow::new(codec));
-    support::serve(port, Conformance { flow }).await
+    serve::serve(port, Conformance { flow }).await
 }

@@ -5,8 +5,8 @@
 //! `ScreenLayer`.
 //!
 //! ```text
-//! cargo run --features examples --example signup_server            # port 8080
-//! cargo run --features examples --example signup_server -- --port 9000
+//! cargo run -p mrtr-guard-examples --bin signup_server            # port 8080
+//! cargo run -p mrtr-guard-examples --bin signup_server -- --port 9000
 //! ```
 //!
 //! - `ShipOrder` asks one form (`trackingNumber`) and ships, or reports the
@@ -25,25 +25,15 @@
 //!
 //! - `MRTR_GUARD_AUDIENCE`: the URL clients reach them at (default
 //!   `http://127.0.0.1:PORT/mcp`), which states are bound to;
-//! - `MRTR_GUARD_REDIS_URL` (built with `--features examples,redis`): a
+//! - `MRTR_GUARD_REDIS_URL` (built with `--features redis`): a
 //!   Redis replay guard, so each state opens once across all of them;
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
 
-#[path = "support/signup_service.rs"]
-mod signup_service;
-#[allow(
-    dead_code,
-    reason = "forms() builds the same forms for the feature-less tests"
-)]
-#[path = "support/signup_tools.rs"]
-mod signup_tools;
-#[path = "support/mod.rs"]
-mod support;
-
 use mrtr_guard::state::CodecBuilder;
 use mrtr_guard::{KeyRing, StateCodec};
-use signup_service::Signup;
+use mrtr_guard_examples::serve;
+use mrtr_guard_examples::signup_service::Signup;
 
 /// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any.
 #[cfg(feature = "redis")]
@@ -61,18 +51,18 @@ fn with_replay_guard(codec: CodecBuilder) -> Result<CodecBuilder, Box<dyn std::e
 #[cfg(not(feature = "redis"))]
 fn with_replay_guard(codec: CodecBuilder) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
     match std::env::var_os("MRTR_GUARD_REDIS_URL") {
-        Some(_) => Err("MRTR_GUARD_REDIS_URL needs --features examples,redis".into()),
+        Some(_) => Err("MRTR_GUARD_REDIS_URL needs --features redis".into()),
         None => Ok(codec),
     }
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let port = support::port(8080)?;
+    let port = serve::port(8080)?;
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
-    let codec = StateCodec::builder(audience, KeyRing::new(support::master_key()?));
+    let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
     let codec = with_replay_guard(codec)?.build()?;
     let signup = Signup::new(codec).map_err(|error| format!("a form does not build: {error}"))?;
-    support::serve(port, signup).await
+    serve::serve(port, signup).await
 }

@@ -1,5 +1,5 @@
 //! Mints a `requestState` in each mode, opens it, and shows what an attacker's
-//! changes run into. `cargo run --example codec_demo`
+//! changes run into. `cargo run -p mrtr-guard-examples --bin codec_demo`
 //!
 //! Set `MRTR_GUARD_KEY` to a base64 master key to use your own; otherwise an
 //! ephemeral key is generated.

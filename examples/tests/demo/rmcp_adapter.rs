@@ -2,7 +2,6 @@
 //! `StreamableHttpService` behind `ScreenLayer`, as the example servers run
 //! it, called with HTTP requests and no network.
 
-#![cfg(feature = "examples")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -10,18 +9,6 @@
     clippy::panic,
     reason = "test code: a panic is a failing test"
 )]
-
-#[allow(
-    dead_code,
-    reason = "the tests use the demo's handler, not main's helpers"
-)]
-#[path = "../examples/support/signup_service.rs"]
-mod signup_service;
-#[path = "../examples/support/signup_tools.rs"]
-mod signup_tools;
-#[allow(dead_code, reason = "the tests call the router in process")]
-#[path = "../examples/support/mod.rs"]
-mod support;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -34,6 +21,8 @@ use mrtr_guard::rmcp::{RmcpFlow, custom_request_error, tool_response};
 use mrtr_guard::tower::ScreenLayer;
 use mrtr_guard::wire::{ElicitRequest, InputRequest, SamplingRequest};
 use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, Reply, RpcError, StateCodec, Stop};
+use mrtr_guard_examples::serve as support;
+use mrtr_guard_examples::{signup_service, signup_tools};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ServerCapabilities, ServerConfig,
@@ -274,7 +263,7 @@ async fn missing_capability_names_what_the_ask_needs() {
 
 // ---- declaration order on the wire ------------------------------------------------------
 
-/// The demo server (`examples/signup_server.rs`'s router and handler).
+/// The demo server (`examples/src/bin/signup_server.rs`'s router and handler).
 fn demo() -> axum::Router {
     let codec = StateCodec::builder(
         "http://127.0.0.1/mcp",

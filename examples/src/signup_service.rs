@@ -1,6 +1,6 @@
 //! The demo's `rmcp` server: `ShipOrder` and `signup` as `#[tool]`
 //! functions of a `#[tool_router]`, their forms from `#[derive(FormFields)]`
-//! types. `examples/signup_server.rs` serves it, and `tests/redis_http.rs`
+//! types. `examples/src/bin/signup_server.rs` serves it, and `examples/tests/demo/redis_http.rs`
 //! runs two of it over one Redis.
 //!
 //! The tools' logic is `signup_tools.rs`, free of any transport (the runtime
@@ -36,15 +36,15 @@ use crate::signup_tools::{Forms, run_tool};
 #[allow(dead_code, reason = "declares a form; see above")]
 #[derive(Deserialize, FormFields)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Shipping {
+pub struct Shipping {
     #[form(min_length = 1, max_length = 64)]
-    pub(crate) tracking_number: String,
+    pub tracking_number: String,
 }
 
 /// The plans `signup` offers.
 #[derive(Deserialize, FormChoice)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Plan {
+pub enum Plan {
     #[form(title = "Pro")]
     Pro,
     #[form(title = "Team")]
@@ -54,16 +54,16 @@ pub(crate) enum Plan {
 /// `signup`'s first form.
 #[allow(dead_code, reason = "declares a form; see above")]
 #[derive(Deserialize, FormFields)]
-pub(crate) struct Account {
+pub struct Account {
     #[form(format = "email")]
-    pub(crate) email: String,
-    pub(crate) plan: Plan,
+    pub email: String,
+    pub plan: Plan,
 }
 
 /// The roles a team member can hold.
 #[derive(Deserialize, FormChoice)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Role {
+pub enum Role {
     Admin,
     Billing,
     Member,
@@ -73,16 +73,16 @@ pub(crate) enum Role {
 #[allow(dead_code, reason = "declares a form; see above")]
 #[derive(Deserialize, FormFields)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct Team {
+pub struct Team {
     #[form(minimum = 2, maximum = 500)]
-    pub(crate) team_size: u16,
+    pub team_size: u16,
     #[form(min_items = 1, max_items = 3)]
-    pub(crate) roles: Vec<Role>,
+    pub roles: Vec<Role>,
 }
 
 /// The demo's forms, from the types above (`signup_tools::forms` builds the
 /// same forms field by field, for the tests that run without features).
-pub(crate) fn forms() -> Result<Forms, FormError> {
+pub fn forms() -> Result<Forms, FormError> {
     Ok(Forms {
         ship: Form::of::<Shipping>("Where should we ship the order? Enter the tracking number.")
             .build()?,
@@ -108,7 +108,7 @@ fn bearer(parts: &http::request::Parts) -> Option<String> {
 /// The demo server's handler: `ShipOrder` and `signup` over `codec`, and
 /// `ping`.
 #[derive(Clone)]
-pub(crate) struct Signup {
+pub struct Signup {
     flow: RmcpFlow,
     forms: Arc<Forms>,
     tool_router: ToolRouter<Self>,
@@ -121,7 +121,7 @@ impl Signup {
     /// # Errors
     ///
     /// A form that does not build.
-    pub(crate) fn new(codec: StateCodec) -> Result<Self, FormError> {
+    pub fn new(codec: StateCodec) -> Result<Self, FormError> {
         Ok(Self {
             flow: RmcpFlow::new(Flow::new(codec), bearer),
             forms: Arc::new(forms()?),

@@ -1,6 +1,6 @@
-//! The demo server (`examples/signup_server.rs`'s handler and router) over
-//! real HTTP on loopback, with the Redis replay guard (features `examples`
-//! and `redis`):
+//! The demo server (`examples/src/bin/signup_server.rs`'s handler and router) over
+//! real HTTP on loopback, with the Redis replay guard (package `mrtr-guard-examples`, feature
+//! `redis`):
 //!
 //! - a stalled Redis (a listener that accepts and never answers) delays only
 //!   the calls that carry a state, and those only up to the guard's timeout;
@@ -8,11 +8,11 @@
 //!   CI when unset, as in `tests/redis_guard.rs`): every state, presented to
 //!   both at once, opens exactly once.
 //!
-//! The client is `tests/common/http.rs`: a few lines of HTTP/1.1, one
+//! The client is `http_client.rs`: a few lines of HTTP/1.1, one
 //! connection per request, so the two presentations of a state never share
 //! a connection.
 
-#![cfg(all(feature = "examples", feature = "redis"))]
+#![cfg(feature = "redis")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -23,27 +23,16 @@
     reason = "test code: a panic is a failing test"
 )]
 
-#[path = "common/http.rs"]
-mod http_client;
-#[allow(dead_code, reason = "the test uses the handler, not main's helpers")]
-#[path = "../examples/support/signup_service.rs"]
-mod signup_service;
-#[allow(dead_code, reason = "the server builds its forms from types")]
-#[path = "../examples/support/signup_tools.rs"]
-mod signup_tools;
-#[allow(dead_code, reason = "the test serves the router on its own listeners")]
-#[path = "../examples/support/mod.rs"]
-mod support;
-
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use http_client::{call, first, is_state_refusal, retry, state_of, text_of};
+use crate::http_client::{call, first, is_state_refusal, retry, state_of, text_of};
 use mrtr_guard::{MasterKey, RedisReplayGuard, StateCodec};
+use mrtr_guard_examples::serve as support;
+use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
-use signup_service::Signup;
 use tokio::net::TcpListener;
 
 /// What every instance's states are bound to: the name clients reach them

@@ -1,9 +1,19 @@
-//! Shared set-up for the runtime tests: a flow on a fixed clock, the demo's
-//! tools, and a client that drives them in-process.
+//! What the integration tests of the workspace share (one copy of each
+//! fixture): the base timestamp, a flow on a fixed clock, a client request
+//! built in-process, base64url as tokens spell it. A test-only crate of the
+//! workspace (never published): both `tests/` of the root package and
+//! `examples/tests/` depend on it.
 
-#![allow(dead_code, unreachable_pub, reason = "each test file uses part of it")]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a panic is a failing test"
+)]
 
-use std::sync::{Arc, LazyLock};
+use std::sync::Arc;
 
 use mrtr_guard::runtime::FixedClock;
 use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
@@ -11,6 +21,7 @@ use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, Policy, Response, RpcEr
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
+/// The tests' base timestamp (2027-01-15T08:00:00Z).
 pub const T0: i64 = 1_800_000_000;
 
 pub fn t0() -> OffsetDateTime {
@@ -100,11 +111,6 @@ impl Req {
     }
 }
 
-/// Runs the demo tool `req.tool` for one round.
-pub fn run(flow: &Flow, req: &Req) -> Result<Response<String>, RpcError> {
-    flow.run(req.call()?, |round| signup_tools::run_tool(round, &FORMS))
-}
-
 /// The `InputRequiredResult` of a response, as JSON, and its state.
 pub fn asked(response: &Result<Response<String>, RpcError>) -> (Value, String) {
     match response {
@@ -129,19 +135,6 @@ pub fn accept(content: Value) -> Value {
 pub fn complete(text: &str) -> Result<Response<String>, RpcError> {
     Ok(Response::Complete(text.to_owned()))
 }
-
-// ---- the demo's tools -------------------------------------------------------
-
-/// The demo server's own tools (`examples/support/signup_tools.rs`), so these
-/// tests drive the code the demo serves.
-#[path = "../../examples/support/signup_tools.rs"]
-pub mod signup_tools;
-
-pub static FORMS: LazyLock<signup_tools::Forms> = LazyLock::new(|| signup_tools::forms().unwrap());
-
-/// The conformance fixture's forms (`examples/support/conformance_forms.rs`).
-#[path = "../../examples/support/conformance_forms.rs"]
-pub mod conformance_forms;
 
 pub fn object(value: Value) -> Map<String, Value> {
     match value {

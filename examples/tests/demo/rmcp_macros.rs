@@ -7,7 +7,6 @@
 //! - the README's comparison: the same tool on `rmcp`'s own `request-state`
 //!   feature, and what it lets through.
 
-#![cfg(feature = "examples")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -425,7 +424,7 @@ fn readme_block<'a>(readme: &'a str, marker: &str) -> (usize, &'a str) {
 
 #[test]
 fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../../README.md");
     let source = include_str!("rmcp_macros.rs");
     let snippets: [(&str, &[&str]); 2] = [
         ("snippet: mrtr-guard", &["form", "field", "init", "tool"]),

@@ -11,11 +11,10 @@
     reason = "test code: a panic is a failing test"
 )]
 
-mod common;
+use std::sync::{Arc, LazyLock};
 
-use std::sync::Arc;
-
-use common::*;
+use mrtr_guard_examples::{conformance_forms, signup_tools};
+use mrtr_guard_test_support::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -27,6 +26,14 @@ use mrtr_guard::{
 };
 use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
+
+/// The demo's forms, built once.
+static FORMS: LazyLock<signup_tools::Forms> = LazyLock::new(|| signup_tools::forms().unwrap());
+
+/// Runs the demo tool `req.tool` for one round.
+fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<Response<String>, RpcError> {
+    flow.run(req.call()?, |round| signup_tools::run_tool(round, &FORMS))
+}
 
 fn bad_state() -> Result<Response<String>, RpcError> {
     Err(RpcError::invalid_request_state())

@@ -1,8 +1,7 @@
-//! The demo server (`examples/signup_server.rs`'s handler and router) over
-//! real HTTP on loopback (feature `examples`): what a client sees on the wire
+//! The demo server (`examples/src/bin/signup_server.rs`'s handler and router)
+//! over real HTTP on loopback: what a client sees on the wire
 //! when its answers keep failing validation.
 
-#![cfg(feature = "examples")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -12,24 +11,13 @@
     reason = "test code: a panic is a failing test"
 )]
 
-#[path = "common/http.rs"]
-mod http_client;
-#[allow(dead_code, reason = "the test uses the handler, not main's helpers")]
-#[path = "../examples/support/signup_service.rs"]
-mod signup_service;
-#[allow(dead_code, reason = "the server builds its forms from types")]
-#[path = "../examples/support/signup_tools.rs"]
-mod signup_tools;
-#[allow(dead_code, reason = "the test serves the router on its own listener")]
-#[path = "../examples/support/mod.rs"]
-mod support;
-
 use std::net::SocketAddr;
 
-use http_client::{call, first, retry, state_of};
+use crate::http_client::{call, first, retry, state_of};
 use mrtr_guard::{MasterKey, StateCodec};
+use mrtr_guard_examples::serve as support;
+use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
-use signup_service::Signup;
 use tokio::net::TcpListener;
 
 /// Serves the demo on a free loopback port of the current runtime.

@@ -1,6 +1,6 @@
 //! The forms and the sampling request the conformance fixture asks
-//! (`examples/conformance_server.rs`), free of any transport, so
-//! `tests/runtime_flows.rs` can carry their largest answers.
+//! (`examples/src/bin/conformance_server.rs`), free of any transport, so
+//! `examples/tests/demo/runtime_flows.rs` can carry their largest answers.
 
 use std::sync::LazyLock;
 
@@ -15,22 +15,21 @@ fn form(message: &str, field: Field) -> Form {
     }
 }
 
-pub(crate) static NAME: LazyLock<Form> =
+pub static NAME: LazyLock<Form> =
     LazyLock::new(|| form("What is your name?", Field::string("name")));
-pub(crate) static CONFIRM: LazyLock<Form> =
-    LazyLock::new(|| form("Confirm?", Field::boolean("ok")));
-pub(crate) static COLOR: LazyLock<Form> =
+pub static CONFIRM: LazyLock<Form> = LazyLock::new(|| form("Confirm?", Field::boolean("ok")));
+pub static COLOR: LazyLock<Form> =
     LazyLock::new(|| form("Favourite colour?", Field::string("color")));
-pub(crate) static CONTEXT: LazyLock<Form> = LazyLock::new(|| {
+pub static CONTEXT: LazyLock<Form> = LazyLock::new(|| {
     form(
         "What context should the prompt use?",
         Field::string("context"),
     )
 });
-pub(crate) static VALUE: LazyLock<Form> =
+pub static VALUE: LazyLock<Form> =
     LazyLock::new(|| form("Provide a value", Field::string("value")));
 
 /// The sampling request of the sampling and multiple-inputs tools.
-pub(crate) fn capital() -> SamplingRequest {
+pub fn capital() -> SamplingRequest {
     SamplingRequest::user_text("What is the capital of France?", 100)
 }

@@ -1,9 +1,9 @@
 //! Every field kind and the five enum shapes round-trip through emit and
-//! parse, against golden files in `tests/golden/forms/`.
+//! parse, against golden files in `examples/tests/golden/forms/`.
 //!
 //! The files hold the ordered schema text ([`Form::schema`]): properties and
 //! `required` in declaration order. Regenerate with
-//! `UPDATE_GOLDEN=1 cargo test --test form_golden` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test -p mrtr-guard-examples --test demo form_golden` and review the diff.
 
 #![allow(
     clippy::panic,
@@ -18,14 +18,8 @@ use mrtr_guard::form::{FormError, JsonError};
 use mrtr_guard::{Field, Form};
 use serde_json::Value;
 
-/// The demo server's forms (`examples/support/signup_tools.rs`); only
-/// `forms()` is used here.
-#[allow(
-    dead_code,
-    reason = "the tools themselves are exercised by runtime_flows"
-)]
-#[path = "../examples/support/signup_tools.rs"]
-mod signup_tools;
+/// The demo server's forms (`examples/src/signup_tools.rs`).
+use mrtr_guard_examples::signup_tools;
 
 fn golden_path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
