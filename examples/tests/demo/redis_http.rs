@@ -5,7 +5,7 @@
 //! - a stalled Redis (a listener that accepts and never answers) delays only
 //!   the calls that carry a state, and those only up to the guard's timeout;
 //! - two instances sharing one Redis (`MRTR_GUARD_REDIS_URL`, skipped outside
-//!   CI when unset, as in `tests/redis_guard.rs`): every state, presented to
+//!   CI when unset, as in `tests/state/redis_guard.rs`): every state, presented to
 //!   both at once, opens exactly once.
 //!
 //! The client is `http_client.rs`: a few lines of HTTP/1.1, one

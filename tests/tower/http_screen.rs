@@ -2,7 +2,6 @@
 //! service, no network: each refusal's HTTP status and JSON-RPC error, and
 //! what reaches the service behind.
 
-#![cfg(feature = "tower")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

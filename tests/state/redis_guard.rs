@@ -6,7 +6,6 @@
 //! `scripts/redis-up`, the second with `--tls`). Without them the tests fail
 //! when `CI` is set and are skipped, with a notice, otherwise.
 
-#![cfg(feature = "redis")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

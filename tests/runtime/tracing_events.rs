@@ -5,7 +5,6 @@
 //! The events are caught by a small hand-written `tracing::Subscriber`
 //! (`Capture`): it needs nothing beyond `tracing` itself.
 
-#![cfg(feature = "tracing")]
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

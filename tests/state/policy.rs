@@ -21,7 +21,7 @@ use mrtr_guard::{
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
-const T0: i64 = 1_800_000_000;
+use mrtr_guard_test_support::T0;
 
 fn at(seconds: i64) -> OffsetDateTime {
     OffsetDateTime::from_unix_timestamp(T0 + seconds).unwrap()

@@ -23,7 +23,7 @@ use mrtr_guard::{
 };
 use time::OffsetDateTime;
 
-const T0: i64 = 1_800_000_000;
+use mrtr_guard_test_support::T0;
 /// The default TTL and skew: a token minted at `at(0)` opens until `at(600)`,
 /// and its use is remembered until `at(660)`.
 const TTL: i64 = 600;

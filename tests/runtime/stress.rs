@@ -130,9 +130,7 @@ fn concurrent_flows_complete_once_and_every_replay_is_refused() {
     .replay_guard(Arc::clone(&guard) as Arc<dyn ReplayGuard>)
     .build()
     .unwrap();
-    let clock = Arc::new(FixedClock::new(
-        OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap(),
-    ));
+    let clock = Arc::new(FixedClock::new(mrtr_guard_test_support::t0()));
     let flow = Arc::new(mrtr_guard::Flow::new(codec).with_clock(clock));
     let started = Instant::now();
 

@@ -1,7 +1,6 @@
 //! `#[derive(FormFields)]` and `#[derive(FormChoice)]` (feature `derive`):
 //! the derived form equals the one written with the builder, the wire names
 //! are serde's, and accepted answers bind back into the type.
-#![cfg(feature = "derive")]
 #![allow(
     clippy::panic,
     clippy::indexing_slicing,

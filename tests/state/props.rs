@@ -21,7 +21,7 @@ use serde_json::{Map, Number, Value};
 use time::OffsetDateTime;
 
 fn now() -> OffsetDateTime {
-    OffsetDateTime::from_unix_timestamp(1_800_000_000).unwrap()
+    mrtr_guard_test_support::t0()
 }
 
 fn codec(mode: Mode) -> StateCodec {
