@@ -1,0 +1,68 @@
+//! The README's demo: two multi-round tools on an `rmcp` Streamable HTTP
+//! server, written once with the mrtr-guard runtime: `#[tool]` functions of
+//! a `#[tool_router]` (`list_tools` comes from the router), forms from
+//! `#[derive(FormFields)]` types, `rmcp`'s service behind the library's
+//! `ScreenLayer`.
+//!
+//! ```text
+//! cargo run -p mrtr-guard-examples --bin signup_server            # port 8080
+//! cargo run -p mrtr-guard-examples --bin signup_server -- --port 9000
+//! ```
+//!
+//! - `ShipOrder` asks one form (`trackingNumber`) and ships, or reports the
+//!   shipment cancelled on a decline or cancel.
+//! - `signup` asks the account (email, plan); for the team plan the team
+//!   (size 2..500, one to three roles); then a confirmation; and summarises
+//!   the account. A decline at any round ends the flow without error.
+//!
+//! <div class="warning">Demo-only authentication: the principal is whatever
+//! follows `Bearer ` in the `Authorization` header, unverified. A real server
+//! derives it from a verified credential (an OAuth token's subject).</div>
+//!
+//! Set `MRTR_GUARD_KEY` to a base64 master key of at least 32 bytes to keep
+//! states valid across restarts and instances. Several instances behind one
+//! name also share:
+//!
+//! - `MRTR_GUARD_AUDIENCE`: the URL clients reach them at (default
+//!   `http://127.0.0.1:PORT/mcp`), which states are bound to;
+//! - `MRTR_GUARD_REDIS_URL` (built with `--features redis`): a
+//!   Redis replay guard, so each state opens once across all of them;
+//!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
+//!   CA certificate to trust instead of the Mozilla roots.
+
+use mrtr_guard::state::CodecBuilder;
+use mrtr_guard::{KeyRing, StateCodec};
+use mrtr_guard_examples::serve;
+use mrtr_guard_examples::signup_service::Signup;
+
+/// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any.
+#[cfg(feature = "redis")]
+fn with_replay_guard(codec: CodecBuilder) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+    let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
+        return Ok(codec);
+    };
+    let mut guard = mrtr_guard::RedisReplayGuard::builder(url);
+    if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
+        guard = guard.ca_certificate_pem(std::fs::read(path)?);
+    }
+    Ok(codec.replay_guard(std::sync::Arc::new(guard.build()?)))
+}
+
+#[cfg(not(feature = "redis"))]
+fn with_replay_guard(codec: CodecBuilder) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+    match std::env::var_os("MRTR_GUARD_REDIS_URL") {
+        Some(_) => Err("MRTR_GUARD_REDIS_URL needs --features redis".into()),
+        None => Ok(codec),
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let port = serve::port(8080)?;
+    let audience = std::env::var("MRTR_GUARD_AUDIENCE")
+        .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
+    let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
+    let codec = with_replay_guard(codec)?.build()?;
+    let signup = Signup::new(codec).map_err(|error| format!("a form does not build: {error}"))?;
+    serve::serve(port, signup).await
+}

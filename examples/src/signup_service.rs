@@ -1,0 +1,196 @@
+//! The demo's `rmcp` server: `ShipOrder` and `signup` as `#[tool]`
+//! functions of a `#[tool_router]`, their forms from `#[derive(FormFields)]`
+//! types. `examples/src/bin/signup_server.rs` serves it, and `examples/tests/demo/redis_http.rs`
+//! runs two of it over one Redis.
+//!
+//! The tools' logic is `signup_tools.rs`, free of any transport (the runtime
+//! tests drive it in-process); each `#[tool]` opens the round from its
+//! [`ToolCall`] and hands it over.
+
+use std::sync::Arc;
+
+use mrtr_guard::form::FormError;
+use mrtr_guard::rmcp::{
+    RmcpFlow, ToolCall, ToolResponse, custom_request_error, error_data, tool_response,
+};
+use mrtr_guard::{Flow, Form, FormChoice, FormFields, RpcError, StateCodec};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::ToolCallContext;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
+    CustomResult, Implementation, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+use crate::signup_tools::{Forms, run_tool};
+
+// ---- the forms, from types ------------------------------------------------------------
+//
+// The types declare the forms; the tools read the answers by name
+// (`signup_tools.rs` is shared with the runtime tests, which build without
+// the `derive` feature), so their fields are not read here.
+
+/// `ShipOrder`'s form.
+#[allow(dead_code, reason = "declares a form; see above")]
+#[derive(Deserialize, FormFields)]
+#[serde(rename_all = "camelCase")]
+pub struct Shipping {
+    #[form(min_length = 1, max_length = 64)]
+    pub tracking_number: String,
+}
+
+/// The plans `signup` offers.
+#[derive(Deserialize, FormChoice)]
+#[serde(rename_all = "lowercase")]
+pub enum Plan {
+    #[form(title = "Pro")]
+    Pro,
+    #[form(title = "Team")]
+    Team,
+}
+
+/// `signup`'s first form.
+#[allow(dead_code, reason = "declares a form; see above")]
+#[derive(Deserialize, FormFields)]
+pub struct Account {
+    #[form(format = "email")]
+    pub email: String,
+    pub plan: Plan,
+}
+
+/// The roles a team member can hold.
+#[derive(Deserialize, FormChoice)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Admin,
+    Billing,
+    Member,
+}
+
+/// `signup`'s team form (team plan only): declared size first, then roles.
+#[allow(dead_code, reason = "declares a form; see above")]
+#[derive(Deserialize, FormFields)]
+#[serde(rename_all = "camelCase")]
+pub struct Team {
+    #[form(minimum = 2, maximum = 500)]
+    pub team_size: u16,
+    #[form(min_items = 1, max_items = 3)]
+    pub roles: Vec<Role>,
+}
+
+/// The demo's forms, from the types above (`signup_tools::forms` builds the
+/// same forms field by field, for the tests that run without features).
+pub fn forms() -> Result<Forms, FormError> {
+    Ok(Forms {
+        ship: Form::of::<Shipping>("Where should we ship the order? Enter the tracking number.")
+            .build()?,
+        account: Form::of::<Account>("Create your account").build()?,
+        team: Form::of::<Team>("Tell us about your team").build()?,
+        confirm: Form::builder("Create this account?").build()?,
+    })
+}
+
+// ---- the server ---------------------------------------------------------------------------
+
+/// Demo-only authentication: the bearer token is the user name.
+fn bearer(parts: &http::request::Parts) -> Option<String> {
+    let value = parts
+        .headers
+        .get(http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let user = value.strip_prefix("Bearer ")?.trim();
+    (!user.is_empty()).then(|| user.to_owned())
+}
+
+/// The demo server's handler: `ShipOrder` and `signup` over `codec`, and
+/// `ping`.
+#[derive(Clone)]
+pub struct Signup {
+    flow: RmcpFlow,
+    forms: Arc<Forms>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Signup {
+    /// A handler over `codec`.
+    ///
+    /// # Errors
+    ///
+    /// A form that does not build.
+    pub fn new(codec: StateCodec) -> Result<Self, FormError> {
+        Ok(Self {
+            flow: RmcpFlow::new(Flow::new(codec), bearer),
+            forms: Arc::new(forms()?),
+            tool_router: Self::tool_router(),
+        })
+    }
+
+    /// Ship an order: asks for the tracking number.
+    #[tool(name = "ShipOrder")]
+    async fn ship_order(&self, call: ToolCall) -> ToolResponse {
+        self.run(call).await
+    }
+
+    /// Create an account over a few short forms.
+    #[tool]
+    async fn signup(&self, call: ToolCall) -> ToolResponse {
+        self.run(call).await
+    }
+
+    /// Answers pong at once: no form, no round (`scripts/loadbench`'s
+    /// baseline).
+    #[tool]
+    async fn ping(&self) -> ToolResponse {
+        let pong = CallToolResult::success(vec![ContentBlock::text("pong")]);
+        Ok(CallToolResponse::Complete(pong))
+    }
+
+    /// One round of the tool `call` names.
+    async fn run(&self, call: ToolCall) -> ToolResponse {
+        let mut round = self.flow.round(call).await?;
+        let result = run_tool(&mut round, &self.forms);
+        tool_response(round, result)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Signup {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
+            Implementation::new("mrtr-guard-signup", env!("CARGO_PKG_VERSION")),
+        )
+    }
+
+    /// Authentication in front of the router: no bearer, no tool.
+    async fn call_tool(
+        &self,
+        params: CallToolRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(bearer)
+            .is_none()
+        {
+            return Err(error_data(RpcError::invalid_request(
+                "authentication required: send Authorization: Bearer <user> (demo only)",
+            )));
+        }
+        self.tool_router
+            .call(ToolCallContext::new(self, params, cx))
+            .await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _cx: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        Err(custom_request_error(&request))
+    }
+}

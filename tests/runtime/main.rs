@@ -1,0 +1,9 @@
+//! `mrtr_guard::runtime` and `mrtr_guard::wire`: the Streamable HTTP header
+//! checks, many threads through one `Flow`, and (feature `tracing`) the event
+//! each refused state emits. One module per concern; shared fixtures are
+//! `mrtr-guard-test-support` (tests/support/).
+
+mod headers;
+mod stress;
+#[cfg(feature = "tracing")]
+mod tracing_events;
