@@ -84,12 +84,16 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
 use crate::runtime::{Call, Flow, Opened, Response, Round, Stop};
+
+// Clients of the previous revision (2025-11-25): the same tools over a session.
+mod legacy;
 use crate::state::Method;
 use crate::wire::RpcError;
 use crate::wire::{
     CallParams, ClientCapabilities, ElicitRequest, InputRequest, InputRequiredResult,
     InputResponses, PROPERTY_ORDER_META, RequestMeta, retry_fields,
 };
+pub use legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy, MAX_ROUNDS};
 
 /// Derives the principal from a request's HTTP parts (headers, and
 /// extensions an authentication layer inserted). `None` means anonymous.
