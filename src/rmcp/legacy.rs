@@ -434,75 +434,63 @@ fn reworded(error: ErrorData) -> ErrorData {
 
 // ---- the three methods that run rounds ---------------------------------------------------
 
+/// The params of a method that runs rounds: their retry fields.
+trait RetryParams: Clone {
+    fn set_retry(&mut self, responses: Option<InputResponses>, state: Option<String>);
+}
+
+/// The response of a method that runs rounds: complete, or a round that asks.
+trait RoundResponse: Sized {
+    fn step(self) -> Step<Self>;
+}
+
+macro_rules! runs_rounds {
+    ($params:ty, $response:ident) => {
+        impl RetryParams for $params {
+            fn set_retry(&mut self, responses: Option<InputResponses>, state: Option<String>) {
+                self.input_responses = responses;
+                self.request_state = state;
+            }
+        }
+
+        impl RoundResponse for $response {
+            fn step(self) -> Step<Self> {
+                match self {
+                    $response::InputRequired(asked) => Step::Ask(asked),
+                    done => Step::Done(done),
+                }
+            }
+        }
+    };
+}
+
+runs_rounds!(CallToolRequestParams, CallToolResponse);
+runs_rounds!(GetPromptRequestParams, GetPromptResponse);
+runs_rounds!(ReadResourceRequestParams, ReadResourceResponse);
+
 impl<H: ServerHandler> Legacy<H> {
-    async fn legacy_call_tool(
+    /// A legacy session's call: `call` (the wrapped handler's method) run
+    /// round after round. The client's own retry fields are dropped.
+    async fn rounds<P, R, F, Fut>(
         &self,
-        mut params: CallToolRequestParams,
+        mut params: P,
         cx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        params.input_responses = None;
-        params.request_state = None;
+        call: F,
+    ) -> Result<R, ErrorData>
+    where
+        P: RetryParams,
+        R: RoundResponse,
+        F: Fn(P, RequestContext<RoleServer>) -> Fut,
+        Fut: Future<Output = Result<R, ErrorData>>,
+    {
+        params.set_retry(None, None);
         self.drive(&cx, |retry| {
             let mut params = params.clone();
             if let Some((responses, state)) = retry {
-                params.input_responses = Some(responses);
-                params.request_state = state;
+                params.set_retry(Some(responses), state);
             }
-            let cx = cx.clone();
-            async move {
-                Ok(match self.inner.call_tool(params, cx).await? {
-                    CallToolResponse::InputRequired(asked) => Step::Ask(asked),
-                    done => Step::Done(done),
-                })
-            }
-        })
-        .await
-    }
-
-    async fn legacy_get_prompt(
-        &self,
-        mut params: GetPromptRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<GetPromptResponse, ErrorData> {
-        params.input_responses = None;
-        params.request_state = None;
-        self.drive(&cx, |retry| {
-            let mut params = params.clone();
-            if let Some((responses, state)) = retry {
-                params.input_responses = Some(responses);
-                params.request_state = state;
-            }
-            let cx = cx.clone();
-            async move {
-                Ok(match self.inner.get_prompt(params, cx).await? {
-                    GetPromptResponse::InputRequired(asked) => Step::Ask(asked),
-                    done => Step::Done(done),
-                })
-            }
-        })
-        .await
-    }
-
-    async fn legacy_read_resource(
-        &self,
-        mut params: ReadResourceRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<ReadResourceResponse, ErrorData> {
-        params.input_responses = None;
-        params.request_state = None;
-        self.drive(&cx, |retry| {
-            let mut params = params.clone();
-            if let Some((responses, state)) = retry {
-                params.input_responses = Some(responses);
-                params.request_state = state;
-            }
-            let cx = cx.clone();
-            async move {
-                Ok(match self.inner.read_resource(params, cx).await? {
-                    ReadResourceResponse::InputRequired(asked) => Step::Ask(asked),
-                    done => Step::Done(done),
-                })
-            }
+            let run = call(params, cx.clone());
+            async move { run.await.map(RoundResponse::step) }
         })
         .await
     }
@@ -517,7 +505,10 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if from_legacy_session(&context) {
-            self.legacy_call_tool(request, context).await
+            self.rounds(request, context, |params, cx| {
+                self.inner.call_tool(params, cx)
+            })
+            .await
         } else {
             self.inner.call_tool(request, context).await
         }
@@ -529,7 +520,10 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         if from_legacy_session(&context) {
-            self.legacy_get_prompt(request, context).await
+            self.rounds(request, context, |params, cx| {
+                self.inner.get_prompt(params, cx)
+            })
+            .await
         } else {
             self.inner.get_prompt(request, context).await
         }
@@ -541,7 +535,10 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if from_legacy_session(&context) {
-            self.legacy_read_resource(request, context).await
+            self.rounds(request, context, |params, cx| {
+                self.inner.read_resource(params, cx)
+            })
+            .await
         } else {
             self.inner.read_resource(request, context).await
         }

@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import traceback
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 from mcp import ClientSession, types
 from mcp.client.streamable_http import streamablehttp_client
 from mcp.shared.exceptions import McpError
 
+from checks import check, expect, summary
+
 URL = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8080/mcp"
-results: list[tuple[str, bool, str]] = []
 
 Answerer = Callable[[str, dict[str, Any]], types.ElicitResult]
 
@@ -64,23 +64,6 @@ async def call(tool: str, answer: Answerer | None, run: Run | None = None) -> ty
 
 def text_of(result: types.CallToolResult) -> str:
     return " ".join(block.text for block in result.content if getattr(block, "type", "") == "text")
-
-
-async def check(name: str, body: Callable[[], Awaitable[str]]) -> None:
-    try:
-        detail = await body()
-        results.append((name, True, detail))
-        print(f"PASS {name}: {detail}")
-    except Exception as error:  # noqa: BLE001 - every failure is reported
-        why = f"{type(error).__name__}: {error}"
-        results.append((name, False, why))
-        print(f"FAIL {name}: {why}")
-        traceback.print_exc()
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise AssertionError(message)
 
 
 def signup_answers(plan: str, first_invalid: bool = False) -> Answerer:
@@ -178,9 +161,7 @@ async def main() -> int:
     await check("signup invalid answer re-asked", signup_invalid_reasked)
     await check("answers that keep failing end with a tool error", answers_that_keep_failing)
     await check("client without elicitation gets -32021", no_elicitation_capability)
-    failed = [name for name, ok, _ in results if not ok]
-    print(f"python legacy client: {len(results) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    return summary("python legacy client")
 
 
 if __name__ == "__main__":
