@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mrtr_guard::rmcp::{Legacy, RmcpFlow, ToolCall, ToolResponse, tool_response};
+use mrtr_guard::rmcp::{Legacy, RmcpFlow, ToolCall, ToolResponse, prompt_response, tool_response};
 use mrtr_guard::runtime::FixedClock;
 use mrtr_guard::wire::SamplingRequest;
 use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, Policy, Reply, StateCodec, Stop};
@@ -26,11 +26,12 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientCapabilities,
     ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
-    ElicitResult, ElicitationAction, Implementation, ListRootsResult, ProtocolVersion,
+    ElicitResult, ElicitationAction, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    Implementation, ListRootsResult, PromptMessage, ProtocolVersion, Role as PromptRole,
     ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{
-    NotificationContext, RequestContext, RoleClient, RunningService, ServiceError,
+    NotificationContext, RequestContext, RoleClient, RoleServer, RunningService, ServiceError,
 };
 use rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
@@ -134,8 +135,30 @@ impl Tools {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Tools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("legacy-test", "0"))
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_prompts()
+                .build(),
+        )
+        .with_server_info(Implementation::new("legacy-test", "0"))
+    }
+
+    /// A prompt that asks for a tracking number first.
+    async fn get_prompt(
+        &self,
+        params: GetPromptRequestParams,
+        cx: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let mut round = self.flow.prompt_round(&params, &cx).await?;
+        let result = round.require("ship", &self.forms.ship).and_then(|answers| {
+            let number = answers.str("trackingNumber")?;
+            Ok(GetPromptResult::new(vec![PromptMessage::new_text(
+                PromptRole::User,
+                format!("Track {number}."),
+            )]))
+        });
+        prompt_response(round, result)
     }
 }
 
@@ -545,4 +568,26 @@ async fn url_sampling_and_roots_go_out_too() {
     assert_eq!(seen[0]["mode"], "url");
     assert_eq!(seen[0]["url"], "https://example.com/connect");
     assert!(!seen[0]["elicitationId"].as_str().unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_prompt_runs_its_rounds_too() {
+    let s = session(
+        default_server(),
+        FORM,
+        vec![Answer::Accept(json!({"trackingNumber": "P-1"}))],
+    )
+    .await;
+    let prompt = s
+        .client
+        .peer()
+        .get_prompt(GetPromptRequestParams::new("track"))
+        .await
+        .unwrap();
+    let json = serde_json::to_value(&prompt).unwrap();
+    assert_eq!(
+        json["messages"][0]["content"]["text"], "Track P-1.",
+        "{json}"
+    );
+    assert_eq!(messages(&s), ["Tracking number?"]);
 }
