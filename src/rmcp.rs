@@ -97,7 +97,7 @@ use crate::wire::{
     CallParams, ClientCapabilities, ElicitRequest, InputRequest, InputRequiredResult,
     InputResponses, PROPERTY_ORDER_META, RequestMeta, retry_fields,
 };
-pub use legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy, MAX_ROUNDS};
+pub use legacy::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};
 
 /// Derives the principal from a request's HTTP parts (headers, and
 /// extensions an authentication layer inserted). `None` means anonymous.

@@ -49,7 +49,7 @@ pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 /// ([`Policy::max_rounds`](crate::state::Policy::max_rounds)) ends a flow
 /// of this crate first; this bounds a handler that keeps answering
 /// `input_required` some other way.
-pub const MAX_ROUNDS: usize = 32;
+pub const LEGACY_MAX_ROUNDS: usize = 32;
 
 /// A server handler that also serves `2025-11-25` session clients from the
 /// same multi-round tools.
@@ -86,7 +86,7 @@ pub const MAX_ROUNDS: usize = 32;
 /// | the client cancels its `tools/call` while a request is out | `-32603`, `data.reason` `"cancelled"`; the request is cancelled |
 /// | the session closes | `-32603`, `data.reason` `"session_closed"` |
 /// | the round's state expired while the client answered | `-32602`, `data.reason` `"invalid_request_state"`, saying to call again |
-/// | more than [`MAX_ROUNDS`] rounds | `-32603`, `data.reason` `"too_many_rounds"` |
+/// | more than [`LEGACY_MAX_ROUNDS`] rounds | `-32603`, `data.reason` `"too_many_rounds"` |
 ///
 /// A decline or a cancel the *user* chooses is an answer like any other: it
 /// reaches the handler as [`Reply::Declined`](crate::runtime::Reply) or
@@ -202,7 +202,7 @@ impl<H: ServerHandler> Legacy<H> {
         Fut: Future<Output = Result<Step<T>, ErrorData>>,
     {
         let mut retry: Retry = None;
-        for round in 0..MAX_ROUNDS {
+        for round in 0..LEGACY_MAX_ROUNDS {
             let again = retry.is_some();
             let asked = match run(retry.take()).await {
                 Ok(Step::Done(done)) => return Ok(done),
