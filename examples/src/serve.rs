@@ -1,13 +1,14 @@
 //! What both example servers share: port and key from the environment, and
-//! stateless Streamable HTTP on 127.0.0.1 behind the library's
-//! `ScreenLayer`.
+//! Streamable HTTP on 127.0.0.1 behind the library's `ScreenLayer`:
+//! stateless for `2026-07-28` clients, sessions for `2025-11-25` ones.
 
 use std::sync::Arc;
 
 use mrtr_guard::MasterKey;
+use mrtr_guard::rmcp::Legacy;
 use mrtr_guard::tower::ScreenLayer;
 use rmcp::ServerHandler;
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_layer::Layer;
 
@@ -43,18 +44,23 @@ pub fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
     }
 }
 
-/// `handler` at `/mcp`, stateless Streamable HTTP behind the library's
-/// `ScreenLayer`: the app `serve` runs (tests serve it on their own listener).
+/// `handler` at `/mcp` behind the library's `ScreenLayer`: the app `serve`
+/// runs (tests serve it on their own listener). One endpoint for both
+/// revisions: rmcp serves a request that names `2026-07-28` in its `_meta`
+/// statelessly, and gives a `2025-11-25` client a session (in this
+/// process's memory), where [`Legacy`] runs the same tools' rounds by
+/// sending the client its input requests.
 pub fn router<H>(handler: H) -> axum::Router
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
     let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
+        .with_legacy_session_mode(true)
         .with_json_response(true);
+    let handler = Legacy::new(handler);
     let service = StreamableHttpService::new(
         move || Ok(handler.clone()),
-        Arc::new(NeverSessionManager::default()),
+        Arc::new(LocalSessionManager::default()),
         config,
     );
     // Bodies rmcp would misread (duplicate keys, lone surrogates, null retry
@@ -62,8 +68,7 @@ where
     axum::Router::new().nest_service("/mcp", ScreenLayer::new().layer(service))
 }
 
-/// Serves `handler` at `http://127.0.0.1:{port}/mcp`, statelessly, until
-/// Ctrl-C.
+/// Serves `handler` at `http://127.0.0.1:{port}/mcp` until Ctrl-C.
 pub async fn serve<H>(port: u16, handler: H) -> Result<(), Box<dyn std::error::Error>>
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
