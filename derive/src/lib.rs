@@ -70,7 +70,7 @@ use syn::DeriveInput;
 /// ```
 #[proc_macro_derive(FormFields, attributes(form, serde))]
 pub fn derive_form_fields(input: TokenStream) -> TokenStream {
-    derive(input, fields::expand)
+    derive(input, fields::expand, fields::fallback)
 }
 
 /// Implements `mrtr_guard::FormChoice` for an enum of unit variants: each
@@ -96,16 +96,27 @@ pub fn derive_form_fields(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(FormChoice, attributes(form, serde))]
 pub fn derive_form_choice(input: TokenStream) -> TokenStream {
-    derive(input, choice::expand)
+    derive(input, choice::expand, choice::fallback)
 }
 
-/// `expand` on the parsed input; errors become `compile_error!`s at their spans.
+/// `expand` on the parsed input. Errors become `compile_error!`s at their
+/// spans, beside `fallback`'s impl of the trait: one error per mistake, none
+/// where the type is used.
 fn derive(
     input: TokenStream,
     expand: fn(&DeriveInput) -> syn::Result<proc_macro2::TokenStream>,
+    fallback: fn(&DeriveInput) -> proc_macro2::TokenStream,
 ) -> TokenStream {
-    syn::parse::<DeriveInput>(input)
-        .and_then(|input| expand(&input))
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let input = match syn::parse::<DeriveInput>(input) {
+        Ok(input) => input,
+        Err(error) => return error.into_compile_error().into(),
+    };
+    match expand(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let mut tokens = error.into_compile_error();
+            tokens.extend(fallback(&input));
+            tokens.into()
+        }
+    }
 }
