@@ -36,6 +36,15 @@ use tokio::net::TcpListener;
 
 /// Serves the demo on a free loopback port of the current runtime.
 async fn start() -> SocketAddr {
+    serve(|codec| Signup::new(codec).unwrap()).await
+}
+
+/// Serves the handler `make` builds over a codec, on a free loopback port
+/// of the current runtime.
+async fn serve<H>(make: impl FnOnce(StateCodec) -> H) -> SocketAddr
+where
+    H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
+{
     let codec = StateCodec::builder(
         "http://mcp.test/mcp",
         MasterKey::from_bytes(&[0x42; 32]).unwrap(),
@@ -44,7 +53,7 @@ async fn start() -> SocketAddr {
     .unwrap();
     let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = support::router(Signup::new(codec).unwrap());
+    let app = support::router(make(codec));
     tokio::spawn(async move { axum::serve(listener, app).await });
     addr
 }
@@ -195,17 +204,7 @@ mod meetings {
 }
 
 async fn start_meetings() -> SocketAddr {
-    let codec = StateCodec::builder(
-        "http://mcp.test/mcp",
-        MasterKey::from_bytes(&[0x43; 32]).unwrap(),
-    )
-    .build()
-    .unwrap();
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = support::router(meetings::Meetings::new(codec));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
+    serve(meetings::Meetings::new).await
 }
 
 fn booking(content: Value) -> Value {

@@ -18,7 +18,7 @@ use std::sync::Mutex;
 use common::{accept, asked, harness, req};
 use mrtr_guard::form::{FormError, Outcome, Reason};
 use mrtr_guard::runtime::Failure;
-use mrtr_guard::{Field, Flow, Form, Reply, Response, RpcError, Stop};
+use mrtr_guard::{Field, Flow, Form, Reply, Response, Round, RpcError, Stop};
 use serde_json::{Value, json};
 
 /// A booking: a required topic, an optional bounded count, an optional date.
@@ -29,17 +29,26 @@ fn booking() -> mrtr_guard::form::FormBuilder {
         .field(Field::date("startsOn").title("Start date"))
 }
 
+/// One round of `handler`, answering "book" with `content` under `state`.
+fn round_of(
+    flow: &Flow,
+    answer: Option<(&Value, &str)>,
+    handler: impl FnOnce(&mut Round<'_>) -> Result<String, Stop>,
+) -> Result<Response<String>, RpcError> {
+    let mut r = req("ada", "book_meeting");
+    if let Some((content, state)) = answer {
+        r = r.answer(json!({"book": accept(content.clone())}), Some(state));
+    }
+    flow.run(r.call()?, handler)
+}
+
 /// One round of a tool that asks `form` under "book" and says what it got.
 fn run(
     flow: &Flow,
     form: &Form,
     answer: Option<(&Value, &str)>,
 ) -> Result<Response<String>, RpcError> {
-    let mut r = req("ada", "book_meeting");
-    if let Some((content, state)) = answer {
-        r = r.answer(json!({"book": accept(content.clone())}), Some(state));
-    }
-    flow.run(r.call()?, |round| match round.form("book", form) {
+    round_of(flow, answer, |round| match round.form("book", form) {
         Reply::Accepted(a) => Ok(format!(
             "{} attendees={:?} startsOn={:?}",
             a.str("topic")?,
@@ -225,12 +234,8 @@ fn the_flow_id_is_stable_across_rounds_and_differs_between_flows() {
     let h = harness();
     let form = booking().build().unwrap();
     let seen = Mutex::new(Vec::new());
-    let round = |responses: Option<(&Value, &str)>| {
-        let mut r = req("ada", "book_meeting");
-        if let Some((content, state)) = responses {
-            r = r.answer(json!({"book": accept(content.clone())}), Some(state));
-        }
-        h.flow.run(r.call().unwrap(), |round| {
+    let round = |answer: Option<(&Value, &str)>| {
+        round_of(&h.flow, answer, |round| {
             seen.lock().unwrap().push(round.flow_id()?.to_string());
             round.require("book", &form)?;
             Ok(String::new())

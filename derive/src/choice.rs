@@ -69,22 +69,25 @@ pub(crate) fn expand(input: &DeriveInput) -> Result<TokenStream> {
 /// mistake is reported once, where it was made, not again where the type is
 /// used.
 pub(crate) fn fallback(input: &DeriveInput) -> TokenStream {
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics ::mrtr_guard::FormChoice for #ident #ty_generics #where_clause {
+    let mut tokens = crate::empty_impl(
+        input,
+        quote!(::mrtr_guard::FormChoice),
+        quote! {
             fn choices() -> &'static [(&'static str, ::core::option::Option<&'static str>)] {
                 &[]
             }
-        }
-        #[automatically_derived]
-        impl #impl_generics ::mrtr_guard::__private::ChoiceValue for #ident #ty_generics #where_clause {
+        },
+    );
+    tokens.extend(crate::empty_impl(
+        input,
+        quote!(::mrtr_guard::__private::ChoiceValue),
+        quote! {
             fn wire_value(&self) -> ::core::option::Option<&'static str> {
                 ::core::option::Option::None
             }
-        }
-    }
+        },
+    ));
+    tokens
 }
 
 /// A variant offered as an option.

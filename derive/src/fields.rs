@@ -26,16 +26,15 @@ const FLAT: &str = "MCP forms are flat: a field is one text, number, yes/no or c
 /// failed: the type still implements the trait, so that the mistake is
 /// reported once, where it was made, and not again wherever the type is used.
 pub(crate) fn fallback(input: &DeriveInput) -> TokenStream {
-    let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    quote! {
-        #[automatically_derived]
-        impl #impl_generics ::mrtr_guard::FormFields for #ident #ty_generics #where_clause {
+    crate::empty_impl(
+        input,
+        quote!(::mrtr_guard::FormFields),
+        quote! {
             fn form_fields() -> ::std::vec::Vec<::mrtr_guard::Field> {
                 ::std::vec::Vec::new()
             }
-        }
-    }
+        },
+    )
 }
 
 /// The `impl FormFields` for `input`.

@@ -134,6 +134,21 @@ pub fn derive_form_choice(input: TokenStream) -> TokenStream {
     derive(input, choice::expand, choice::fallback)
 }
 
+/// `impl <trait_path> for <the input type> { <items> }`, with the input's
+/// generics: the fallback impls of a derive that failed.
+fn empty_impl(
+    input: &DeriveInput,
+    trait_path: proc_macro2::TokenStream,
+    items: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote::quote! {
+        #[automatically_derived]
+        impl #impl_generics #trait_path for #ident #ty_generics #where_clause { #items }
+    }
+}
+
 /// `expand` on the parsed input. Errors become `compile_error!`s at their
 /// spans, beside `fallback`'s impl of the trait: one error per mistake, none
 /// where the type is used.
