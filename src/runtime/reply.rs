@@ -59,7 +59,8 @@ impl<T> Reply<T> {
 /// Why a handler stopped before completing; returned with `?`.
 ///
 /// [`Round::require`](crate::runtime::Round::require) produces the first three; errors
-/// of answer accessors and binding convert into [`Failed`](Self::Failed).
+/// of answer accessors and binding, and a [`FormError`] (a form built in the
+/// handler that does not build), convert into [`Failed`](Self::Failed).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Stop {
