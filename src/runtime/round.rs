@@ -57,8 +57,9 @@ use crate::wire::{
 ///   what the user typed without telling them. A field (or every optional
 ///   field of a form) can opt back into dropping, for answers that are only
 ///   hints: [`Field::drop_if_invalid`],
-///   [`FormBuilder::drop_invalid_optional`](crate::form::FormBuilder::drop_invalid_optional). After [`MAX_INVALID`](Self::MAX_INVALID)
-///   invalid answers in a row to one question the flow ends with
+///   [`FormBuilder::drop_invalid_optional`](crate::form::FormBuilder::drop_invalid_optional).
+///   After [`MAX_INVALID`](Self::MAX_INVALID) invalid answers in a row to
+///   one question the flow ends with
 ///   [`Response::Failed`]; the count rides in the sealed state, so only a
 ///   new flow (round 1) starts it over. A missing answer neither counts nor
 ///   resets it.
@@ -294,7 +295,10 @@ impl<'f> Round<'f> {
     /// the state this round mints), so it cannot be guessed or made to
     /// collide with another flow's. It is not secret: in signed mode the
     /// client can read it from its state, and the replay guard and the
-    /// `tracing` events record it. `Display` gives 32 hex digits.
+    /// `tracing` events record it. `Display` gives 32 hex digits. On round
+    /// 1 the id lives only in the state the round mints: a round 1 that
+    /// ends in an error mints none, and the client's retry is a new flow,
+    /// with a new id.
     ///
     /// # Errors
     ///
@@ -316,8 +320,9 @@ impl<'f> Round<'f> {
     /// it. Returns its result when it ran, `None` when an earlier round ran
     /// it. `name` tells the effects of one handler apart.
     ///
-    /// What it guarantees: within one flow, a client that goes on with the
-    /// state each round sends never runs the effect twice. What it does not,
+    /// What it guarantees: the rounds after the one that ran the effect,
+    /// each on the state the round before it minted, do not run it again.
+    /// What it does not,
     /// without a [`ReplayGuard`](crate::state::ReplayGuard) on the codec:
     /// that the effect runs at most once. The marker that it ran travels in
     /// the state this round mints, so:
