@@ -331,8 +331,8 @@ impl FormBuilder {
     /// A blank message, and per field: an empty or duplicate name, a blank
     /// title, `min > max`, empty/duplicate/blank-titled/mixed options, a choice
     /// without options, a default the field would refuse, a setting that does
-    /// not apply to the field's kind, and an unknown name given to
-    /// `configure`/`exclude`.
+    /// not apply to the field's kind, `drop_if_invalid` on a required field,
+    /// and an unknown name given to `configure`/`exclude`.
     pub fn build(self) -> Result<Form, FormError> {
         if let Some(e) = self.error {
             return Err(e);
