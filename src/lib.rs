@@ -82,13 +82,28 @@
 //! [`Flow`] (once per server) and [`Round`] (once per call) turn the codec
 //! and the forms into a handler written once: see the [`Round`] docs and
 //! docs/GUIDE.md. The handler runs again from the top in every round; an effect that
-//! must happen once per flow goes through [`Round::once`]. Invalid answers are
-//! asked again saying why, and a flow whose answers keep failing, or that
+//! must happen once per flow goes through [`Round::once`], and
+//! [`Round::flow_id`] gives the flow's identifier for idempotency keys where
+//! `once` is not enough (a replayed state, without a replay guard). Invalid
+//! answers are asked again saying why, and a flow whose answers keep failing, or that
 //! reaches its round cap or deadline while asking, ends with
 //! [`Response::Failed`] (a tool error); the answers a flow carries share
 //! [`Flow::answer_budget`], so an accepted answer never makes a later state
 //! too long to mint. Feature `rmcp` adds `mrtr_guard::rmcp`, the adapter
 //! to the official Rust SDK.
+//!
+//! **Which rule for an invalid optional answer.** In a [`Round`], an answer
+//! in which any given field is invalid, required or optional, is asked again
+//! (`Please correct:` and the field, never the value), and counts toward the
+//! three invalid answers that end the flow: a user's input is never dropped
+//! without their knowing. A field marked [`Field::drop_if_invalid`] (or every
+//! optional field, [`form::FormBuilder::drop_invalid_optional`]) has the
+//! invalid value dropped instead, for answers that are only hints. The
+//! standalone [`Form::validate`] keeps its own documented rule: it drops an
+//! invalid optional value, accepts the rest, and reports what it dropped
+//! ([`Report::issues`]). A form that does not build inside a handler is a
+//! server bug: `?` turns its [`form::FormError`] into an internal error that
+//! keeps the reason ([`runtime::Misuse::InvalidForm`]).
 //!
 //! # How a call ends
 //!

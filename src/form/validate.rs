@@ -29,8 +29,13 @@ impl Form {
     ///   absent `action` is a cancel (never an accept); anything else is invalid.
     /// - Content is read only on accept; an absent `content` is `{}`.
     /// - Unknown content keys are stripped and listed in the report.
-    /// - An invalid value of an optional field is dropped and reported; of a
-    ///   required field, or a missing required field, makes the answer invalid.
+    /// - An invalid value of an optional field is dropped and reported
+    ///   ([`Answers::report`]); of a required field, or a missing required
+    ///   field, makes the answer invalid. This is the standalone rule (as the
+    ///   prefab `acceptedFormInput` behaves). A
+    ///   [`Round`](crate::runtime::Round) is stricter: it asks again when any
+    ///   given field is invalid, unless the field
+    ///   [drops invalid values](crate::form::Field::drop_if_invalid).
     ///
     /// ```
     /// use mrtr_guard::{Field, Form};

@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use crate::form::FormError;
 use crate::wire::RpcError;
 
 /// A mistake in a handler's use of the runtime, found while ending a round.
@@ -44,6 +45,10 @@ pub enum Misuse {
         /// Its share.
         max: usize,
     },
+    /// A form the handler built in the round does not build (`?` on
+    /// [`FormBuilder::build`](crate::form::FormBuilder::build) gives this):
+    /// the error says which field and why.
+    InvalidForm(Box<FormError>),
 }
 
 impl Misuse {
@@ -54,6 +59,7 @@ impl Misuse {
             Self::NothingAsked => "nothing_asked",
             Self::KeyReused { .. } => "key_reused",
             Self::StateTooLarge { .. } => "state_too_large",
+            Self::InvalidForm(_) => "invalid_form",
         }
     }
 
@@ -92,11 +98,19 @@ impl fmt::Display for Misuse {
                 "the state's questions, effect names and application data take {len} bytes \
                  of claims, more than their share of {max}"
             ),
+            Self::InvalidForm(error) => write!(f, "a form the handler built is invalid: {error}"),
         }
     }
 }
 
-impl std::error::Error for Misuse {}
+impl std::error::Error for Misuse {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::InvalidForm(error) => Some(error.as_ref()),
+            _ => None,
+        }
+    }
+}
 
 // `wire` names no runtime type: the conversion to the wire error and its
 // typed accessor live here; the `RpcError` keeps the `Misuse` as its cause.

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::form::{AnswerError, BindError, Report};
+use crate::form::{AnswerError, BindError, FormError, Report};
+use crate::runtime::misuse::Misuse;
 use crate::wire::InputRequiredResult;
 use crate::wire::RpcError;
 
@@ -62,7 +63,8 @@ impl<T> Reply<T> {
 /// Why a handler stopped before completing; returned with `?`.
 ///
 /// [`Round::require`](crate::runtime::Round::require) produces the first three; errors
-/// of answer accessors and binding convert into [`Failed`](Self::Failed).
+/// of answer accessors and binding, and a [`FormError`] (a form built in the
+/// handler that does not build), convert into [`Failed`](Self::Failed).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Stop {
@@ -124,6 +126,35 @@ impl From<BindError> for Stop {
     /// Validated answers did not fit the server's own type: a server bug.
     fn from(_: BindError) -> Self {
         Self::Failed(RpcError::internal_error())
+    }
+}
+
+impl From<FormError> for Stop {
+    /// A form built in the handler does not build: a server bug. The client
+    /// gets the plain internal error (`-32603`); the error keeps the reason
+    /// for the server ([`RpcError::misuse`] gives
+    /// [`Misuse::InvalidForm`], and its `source` the [`FormError`]), and with
+    /// feature `tracing` an `ERROR` event names it (`handler_misuse`,
+    /// `misuse = "invalid_form"`).
+    ///
+    /// ```
+    /// use mrtr_guard::{Field, Form, RpcError, Stop};
+    ///
+    /// fn ask() -> Result<Form, Stop> {
+    ///     Ok(Form::builder("Seats?").field(Field::integer("seats").minimum(9).maximum(1)).build()?)
+    /// }
+    /// let Err(Stop::Failed(error)) = ask() else { unreachable!() };
+    /// let misuse = error.misuse().expect("the reason is kept");
+    /// assert_eq!(misuse.code(), "invalid_form");
+    /// assert_eq!(
+    ///     misuse.to_string(),
+    ///     "a form the handler built is invalid: field \"seats\": minimum is above its upper bound"
+    /// );
+    /// // The client sees the plain internal error.
+    /// assert_eq!(error.to_json(), RpcError::internal_error().to_json());
+    /// ```
+    fn from(error: FormError) -> Self {
+        Self::Failed(Misuse::InvalidForm(Box::new(error)).into_error())
     }
 }
 

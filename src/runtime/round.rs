@@ -3,6 +3,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::num::NonZeroU32;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -17,7 +18,7 @@ use crate::runtime::flow::Flow;
 use crate::runtime::misuse::Misuse;
 use crate::runtime::reask::reask_message;
 use crate::runtime::reply::{self, Failure, Reply, Response, Stop};
-use crate::state::{Binding, Claims, MintError, ProvenAnswer, Reask, StateContents};
+use crate::state::{Binding, Claims, FlowId, MintError, ProvenAnswer, Reask, StateContents};
 use crate::wire::Method;
 use crate::wire::RpcError;
 use crate::wire::{
@@ -121,8 +122,15 @@ impl Flow {
 ///
 /// - **Invalid answers** are asked again, the form's message followed by
 ///   what to correct, field by field, never the submitted value (a new
-///   question, with its own digest). After [`MAX_INVALID`](Self::MAX_INVALID)
-///   invalid answers in a row to one question the flow ends with
+///   question, with its own digest). An answer is invalid when any field it
+///   gives is, required or optional: unlike [`Form::validate`], which drops
+///   an invalid optional value and accepts the rest, a round never loses
+///   what the user typed without telling them. A field (or every optional
+///   field of a form) can opt back into dropping, for answers that are only
+///   hints: [`Field::drop_if_invalid`],
+///   [`FormBuilder::drop_invalid_optional`](crate::form::FormBuilder::drop_invalid_optional).
+///   After [`MAX_INVALID`](Self::MAX_INVALID) invalid answers in a row to
+///   one question the flow ends with
 ///   [`Response::Failed`]; the count rides in the sealed state, so only a
 ///   new flow (round 1) starts it over. A missing answer neither counts nor
 ///   resets it.
@@ -168,6 +176,9 @@ pub struct Round<'f> {
     next: Next,
     /// The digest of the call's arguments, when opening the state made it.
     arguments: Option<JsonDigest>,
+    /// On round 1, the flow id drawn when the handler asked for it: the
+    /// state this round mints carries it.
+    fresh_id: OnceLock<FlowId>,
 }
 
 /// What a round asks, and what went wrong while it asked.
@@ -271,6 +282,7 @@ impl<'f> Round<'f> {
             app: parts.app,
             next: Next::default(),
             arguments,
+            fresh_id: OnceLock::new(),
         }
     }
 
@@ -343,24 +355,65 @@ impl<'f> Round<'f> {
         Ok(())
     }
 
+    /// The flow's identifier: the same in every round of one flow, and
+    /// different for every flow. Build idempotency keys from it (with the
+    /// effect's name: `format!("{id}:send-invoice")`), so that the system
+    /// an effect writes to can refuse a repeat that [`once`](Self::once)
+    /// alone does not stop.
+    ///
+    /// It is the flow id of the sealed state: 128 bits from the OS random
+    /// generator, drawn on round 1 (when first asked for, and then carried in
+    /// the state this round mints), so it cannot be guessed or made to
+    /// collide with another flow's. It is not secret: in signed mode the
+    /// client can read it from its state, and the replay guard and the
+    /// `tracing` events record it. `Display` gives 32 hex digits. On round
+    /// 1 the id lives only in the state the round mints: a round 1 that
+    /// ends in an error mints none, and the client's retry is a new flow,
+    /// with a new id.
+    ///
+    /// # Errors
+    ///
+    /// On round 1 only, [`RpcError::internal_error`] when the OS random
+    /// generator fails.
+    pub fn flow_id(&self) -> Result<FlowId, RpcError> {
+        if let Some(claims) = &self.claims {
+            return Ok(claims.flow_id());
+        }
+        if let Some(id) = self.fresh_id.get() {
+            return Ok(*id);
+        }
+        let id = FlowId::random().ok_or_else(RpcError::internal_error)?;
+        Ok(*self.fresh_id.get_or_init(|| id))
+    }
+
     /// Runs `effect` once per flow: in the first round that reaches this
     /// call, and never again in a round that carries a state minted after
     /// it. Returns its result when it ran, `None` when an earlier round ran
     /// it. `name` tells the effects of one handler apart.
     ///
-    /// The marker that it ran is carried in the state this round mints, so:
+    /// What it guarantees: the rounds after the one that ran the effect,
+    /// each on the state the round before it minted, do not run it again.
+    /// What it does not,
+    /// without a [`ReplayGuard`](crate::state::ReplayGuard) on the codec:
+    /// that the effect runs at most once. The marker that it ran travels in
+    /// the state this round mints, so:
     ///
     /// - an effect in a round that completes runs once (no later round);
     /// - an effect followed by an ask runs once if the client comes back with
     ///   the state that ask sends; a round that ends in an error mints no
     ///   state, so the effect runs again when the client retries with the
     ///   state it had;
-    /// - a state from before the effect, presented again, runs it again,
-    ///   unless the codec has a [`ReplayGuard`](crate::state::ReplayGuard), which
-    ///   refuses a state the second time; without one, design the effect to
-    ///   be idempotent (an idempotency key, say the flow's state) or accept
-    ///   that a replaying client can repeat it within the state's TTL;
-    /// - a new flow (a call without state) runs it again.
+    /// - **a state from before the effect, presented again, runs it again**
+    ///   (a client may replay any state it holds within its TTL), unless
+    ///   the codec has a replay guard, which refuses a state the second time;
+    /// - **a new flow (a call without state) runs it again**: to the runtime
+    ///   it is another request, even with the same arguments.
+    ///
+    /// Without a guard, make the effect idempotent where it lands: pass an
+    /// idempotency key made from [`flow_id`](Self::flow_id) and `name` to
+    /// the payment, mail or database call, so that a replayed state repeats
+    /// the call but not its effect. Against the same request made twice as
+    /// two flows, only a key of your own (an order number) helps.
     ///
     /// The marker holds `name` only, never the result; effect names take
     /// part of the state's own share ([`Flow::answer_budget`]).
@@ -376,7 +429,9 @@ impl<'f> Round<'f> {
     /// handlers that treat a decline or a cancel themselves.
     ///
     /// An invalid answer asks the form again, saying what to correct
-    /// ([`Reply::Invalid`]); answers proven earlier are kept.
+    /// ([`Reply::Invalid`]); answers proven earlier are kept. An answer is
+    /// invalid when any field it gives is invalid, optional ones included,
+    /// unless that field [drops invalid values](Field::drop_if_invalid).
     pub fn form(&mut self, key: &str, form: &Form) -> Reply<Answers> {
         self.form_with(key, form, false)
     }
@@ -530,6 +585,10 @@ impl<'f> Round<'f> {
         };
         let reask = |report: &Report| request(&reask_message(form, report));
         match form.validate(&raw) {
+            Outcome::Accepted(answers) if asks_again(form, answers.report()) => {
+                let report = answers.report().clone();
+                self.invalid(key, digest, reask(&report), report)
+            }
             Outcome::Accepted(answers) => {
                 let content = match answers.to_json() {
                     Value::Object(content) => Some(content),
@@ -735,9 +794,10 @@ impl<'f> Round<'f> {
         let binding = binding(&self.call, arguments);
         let codec = self.flow.codec();
         let now = self.flow.clock().now();
-        let token = match &self.claims {
-            None => codec.start_at(&binding, &contents, now),
-            Some(claims) => codec.next_at(&binding, claims, &contents, now),
+        let token = match (&self.claims, self.fresh_id.get()) {
+            (None, Some(id)) => codec.start_flow_at(*id, &binding, &contents, now),
+            (None, None) => codec.start_at(&binding, &contents, now),
+            (Some(claims), _) => codec.next_at(&binding, claims, &contents, now),
         };
         match token {
             Ok(token) => Ok(Response::InputRequired(InputRequiredResult::new(
@@ -751,6 +811,17 @@ impl<'f> Round<'f> {
             Err(_) => Err(RpcError::internal_error()),
         }
     }
+}
+
+/// Whether an answer [`Form::validate`] accepted dropped the invalid value
+/// of a field that is asked again instead
+/// ([`Field::drop_if_invalid`] not set): in a round, nothing the user typed
+/// is lost without their being told.
+fn asks_again(form: &Form, report: &Report) -> bool {
+    report
+        .issues()
+        .iter()
+        .any(|issue| !form.field(issue.field()).is_some_and(Field::drops_invalid))
 }
 
 /// The call's binding: its principal (or none, anonymous), method, target

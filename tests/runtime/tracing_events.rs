@@ -478,3 +478,36 @@ fn the_leak_check_sees_a_marker_or_token_text() {
     }
     assert_no_secrets(&[event("forged".to_owned())], &token);
 }
+
+/// `?` on a form that does not build in a handler: one error event naming
+/// the mistake, the field and why; the client gets the plain internal error.
+#[test]
+fn a_form_that_does_not_build_is_an_error_event_with_the_reason() {
+    let h = harness();
+    let (result, events) = capture(|| {
+        h.flow.run(req("ada-MARKER", "t").call().unwrap(), |round| {
+            let form = mrtr_guard::Form::builder("Seats?")
+                .field(mrtr_guard::Field::integer("seats").minimum(9).maximum(1))
+                .build()?;
+            round.require("seats", &form)?;
+            Ok(String::new())
+        })
+    });
+    assert_eq!(result.unwrap_err(), RpcError::internal_error());
+    let [event] = &events[..] else {
+        panic!("one event: {events:?}")
+    };
+    assert_eq!(
+        (event.target, event.level),
+        ("mrtr_guard::runtime", Level::ERROR)
+    );
+    assert_eq!(event.field("misuse"), Some("invalid_form"));
+    let message = event.field("message").unwrap();
+    assert!(
+        message.contains("field \"seats\": minimum is above"),
+        "{message}"
+    );
+    for text in event.texts() {
+        assert!(!text.contains("MARKER"), "{event:?}");
+    }
+}
