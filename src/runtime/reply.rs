@@ -33,7 +33,7 @@ pub enum Reply<T> {
     /// carry ([`Problem::TooLarge`](crate::form::Problem::TooLarge)): the question
     /// is asked again, saying why. After
     /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) invalid answers in a
-    /// row it is not: the round ends with [`Response::Failed`], whatever the
+    /// row it is not: the round ends with [`RoundEnd::Aborted`], whatever the
     /// handler returns.
     Invalid(Report),
     /// Not answered yet; asked in this round.
@@ -54,7 +54,7 @@ impl<T> Reply<T> {
     /// Whether the question is in this round's `inputRequests`: pending, or
     /// invalid and asked again (an answer that made
     /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) is not asked again:
-    /// the round ends with [`Response::Failed`]).
+    /// the round ends with [`RoundEnd::Aborted`]).
     pub fn is_asked(&self) -> bool {
         matches!(self, Self::Pending | Self::Invalid(_))
     }
@@ -64,7 +64,7 @@ impl<T> Reply<T> {
 ///
 /// [`Round::require`](crate::runtime::Round::require) produces the first three; errors
 /// of answer accessors and binding, and a [`FormError`] (a form built in the
-/// handler that does not build), convert into [`Failed`](Self::Failed).
+/// handler that does not build), convert into [`Error`](Self::Error).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Stop {
@@ -84,7 +84,7 @@ pub enum Stop {
         key: String,
     },
     /// The call fails with this JSON-RPC error.
-    Failed(RpcError),
+    Error(RpcError),
 }
 
 impl fmt::Display for Stop {
@@ -93,7 +93,7 @@ impl fmt::Display for Stop {
             Self::Ask => f.write_str("input is still required"),
             Self::Declined { key } => write!(f, "the user declined {key:?}"),
             Self::Cancelled { key } => write!(f, "the user cancelled {key:?}"),
-            Self::Failed(error) => write!(f, "the call failed: {error}"),
+            Self::Error(error) => write!(f, "the call failed: {error}"),
         }
     }
 }
@@ -101,7 +101,7 @@ impl fmt::Display for Stop {
 impl std::error::Error for Stop {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Failed(error) => Some(error),
+            Self::Error(error) => Some(error),
             _ => None,
         }
     }
@@ -109,7 +109,7 @@ impl std::error::Error for Stop {
 
 impl From<RpcError> for Stop {
     fn from(error: RpcError) -> Self {
-        Self::Failed(error)
+        Self::Error(error)
     }
 }
 
@@ -118,14 +118,14 @@ impl From<AnswerError> for Stop {
     /// a field the form does not have, or of another kind). The client gets
     /// an internal error; nothing else.
     fn from(_: AnswerError) -> Self {
-        Self::Failed(RpcError::internal_error())
+        Self::Error(RpcError::internal_error())
     }
 }
 
 impl From<BindError> for Stop {
     /// Validated answers did not fit the server's own type: a server bug.
     fn from(_: BindError) -> Self {
-        Self::Failed(RpcError::internal_error())
+        Self::Error(RpcError::internal_error())
     }
 }
 
@@ -143,7 +143,7 @@ impl From<FormError> for Stop {
     /// fn ask() -> Result<Form, Stop> {
     ///     Ok(Form::builder("Seats?").field(Field::integer("seats").minimum(9).maximum(1)).build()?)
     /// }
-    /// let Err(Stop::Failed(error)) = ask() else { unreachable!() };
+    /// let Err(Stop::Error(error)) = ask() else { unreachable!() };
     /// let misuse = error.misuse().expect("the reason is kept");
     /// assert_eq!(misuse.code(), "invalid_form");
     /// assert_eq!(
@@ -154,14 +154,14 @@ impl From<FormError> for Stop {
     /// assert_eq!(error.to_json(), RpcError::internal_error().to_json());
     /// ```
     fn from(error: FormError) -> Self {
-        Self::Failed(Misuse::InvalidForm(Box::new(error)).into_error())
+        Self::Error(Misuse::InvalidForm(Box::new(error)).into_error())
     }
 }
 
 /// What a round ends with (see [`Round::complete`](crate::runtime::Round::complete)).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Response<T> {
+pub enum RoundEnd<T> {
     /// The handler's result; send it with `resultType: "complete"`.
     Complete(T),
     /// Send this `InputRequiredResult`.
@@ -178,16 +178,16 @@ pub enum Response<T> {
     },
     /// The flow cannot go on, for a reason the user should hear: send a
     /// tool error (`isError: true`) whose text is the failure's `Display`.
-    Failed(Failure),
+    Aborted(AbortReason),
 }
 
 /// Why a flow ended without its result, in words for the user: each
 /// `Display` is a sentence that can be the text of a tool error.
 ///
 /// ```
-/// use mrtr_guard::runtime::Failure;
+/// use mrtr_guard::runtime::AbortReason;
 ///
-/// let failure = Failure::TooManyRounds { max_rounds: 10 };
+/// let failure = AbortReason::TooManyRounds { max_rounds: 10 };
 /// assert_eq!(
 ///     failure.to_string(),
 ///     "the request needed more than 10 rounds of input and was stopped; start it again"
@@ -195,7 +195,7 @@ pub enum Response<T> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Failure {
+pub enum AbortReason {
     /// The answers to the question under `key` failed validation
     /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) times in a row.
     InvalidAnswers {
@@ -214,7 +214,7 @@ pub enum Failure {
     DeadlinePassed,
 }
 
-impl fmt::Display for Failure {
+impl fmt::Display for AbortReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidAnswers { .. } => write!(

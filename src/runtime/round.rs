@@ -10,14 +10,14 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::form::Form;
-use crate::form::{Answers, Field, Outcome, Problem, Report};
+use crate::form::{Answers, Field, Problem, Report, Verdict};
 use crate::json::JsonDigest;
 use crate::runtime::budget;
 use crate::runtime::call::Call;
 use crate::runtime::flow::Flow;
 use crate::runtime::misuse::Misuse;
 use crate::runtime::reask::reask_message;
-use crate::runtime::reply::{self, Failure, Reply, Response, Stop};
+use crate::runtime::reply::{self, AbortReason, Reply, RoundEnd, Stop};
 use crate::state::{Binding, Claims, FlowId, MintError, ProvenAnswer, Reask, StateContents};
 use crate::wire::Method;
 use crate::wire::RpcError;
@@ -80,13 +80,13 @@ impl Flow {
     ///
     /// A flow that cannot go on for a reason the user should hear (answers
     /// that kept failing validation, the round cap or the deadline reached
-    /// while asking) ends with [`Response::Failed`], to send as a tool error.
+    /// while asking) ends with [`RoundEnd::Aborted`], to send as a tool error.
     ///
     /// # Errors
     ///
     /// As [`round`](Self::round) and [`Round::complete`], and any
-    /// [`Stop::Failed`] the handler returns.
-    pub fn run<T, F>(&self, call: Call, handler: F) -> Result<Response<T>, RpcError>
+    /// [`Stop::Error`] the handler returns.
+    pub fn run<T, F>(&self, call: Call, handler: F) -> Result<RoundEnd<T>, RpcError>
     where
         F: FnOnce(&mut Round<'_>) -> Result<T, Stop>,
     {
@@ -131,7 +131,7 @@ impl Flow {
 ///   [`FormBuilder::drop_invalid_optional`](crate::form::FormBuilder::drop_invalid_optional).
 ///   After [`MAX_INVALID`](Self::MAX_INVALID) invalid answers in a row to
 ///   one question the flow ends with
-///   [`Response::Failed`]; the count rides in the sealed state, so only a
+///   [`RoundEnd::Aborted`]; the count rides in the sealed state, so only a
 ///   new flow (round 1) starts it over. A missing answer neither counts nor
 ///   resets it.
 /// - **Answers are bounded**: the answers one flow carries share
@@ -142,7 +142,7 @@ impl Flow {
 ///   its message, and so its digest): the answer proven for the old form is
 ///   not used, the new form is asked, and the old answer is not carried on.
 /// - **Limits**: a flow that must ask again after its round cap or deadline
-///   ends with [`Response::Failed`]; a state that does not open is the
+///   ends with [`RoundEnd::Aborted`]; a state that does not open is the
 ///   opaque `-32602` of [`Flow::round`].
 /// - **Mistakes are loud**: [`Stop::Ask`] with nothing asked, or two
 ///   different questions under one key in one round, end the round with an
@@ -464,7 +464,7 @@ impl<'f> Round<'f> {
             Reply::Cancelled => Err(Stop::Cancelled {
                 key: key.to_owned(),
             }),
-            Reply::Unsupported => Err(Stop::Failed(RpcError::missing_capability(
+            Reply::Unsupported => Err(Stop::Error(RpcError::missing_capability(
                 &ClientCapabilities::none().with_elicitation_form(),
             ))),
             Reply::Invalid(_) | Reply::Pending => Err(Stop::Ask),
@@ -513,41 +513,41 @@ impl<'f> Round<'f> {
     ///
     /// - A [`Misuse`] found in this round: an internal error naming it
     ///   (whatever the handler returned).
-    /// - [`Stop::Failed`]: that error.
+    /// - [`Stop::Error`]: that error.
     /// - A question whose answers failed validation
     ///   [`MAX_INVALID`](Self::MAX_INVALID) times in a row:
-    ///   [`Response::Failed`].
+    ///   [`RoundEnd::Aborted`].
     /// - [`Stop::Declined`] / [`Stop::Cancelled`]: the matching response.
-    /// - `Ok(value)` with nothing asked in this round: [`Response::Complete`].
+    /// - `Ok(value)` with nothing asked in this round: [`RoundEnd::Complete`].
     /// - `Ok(value)` while questions were asked, or [`Stop::Ask`]: the
-    ///   questions go out ([`Response::InputRequired`]); asks are never
+    ///   questions go out ([`RoundEnd::InputRequired`]); asks are never
     ///   dropped. If the flow may not ask again (its round cap or deadline
-    ///   is reached), [`Response::Failed`] says which.
+    ///   is reached), [`RoundEnd::Aborted`] says which.
     /// - [`Stop::Ask`] with no question asked: `-32021` naming what the
     ///   unsupported asks needed, if there were any; otherwise a
     ///   [`Misuse::NothingAsked`].
     ///
     /// # Errors
     ///
-    /// A [`Stop::Failed`] error; [`RpcError::missing_capability`] (`-32021`)
+    /// A [`Stop::Error`] error; [`RpcError::missing_capability`] (`-32021`)
     /// for a [`Stop::Ask`] when every ask was unsupported; an internal error
     /// for a [`Misuse`] ([`RpcError::misuse`] says which) or when a state
     /// cannot be minted otherwise.
-    pub fn complete<T>(mut self, result: Result<T, Stop>) -> Result<Response<T>, RpcError> {
+    pub fn complete<T>(mut self, result: Result<T, Stop>) -> Result<RoundEnd<T>, RpcError> {
         if let Some(misuse) = self.next.misuse.take() {
             return Err(misuse.into_error());
         }
         let result = match result {
-            Err(Stop::Failed(error)) => return Err(error),
+            Err(Stop::Error(error)) => return Err(error),
             other => other,
         };
         if let Some(key) = self.next.exhausted.take() {
-            return Ok(Response::Failed(Failure::InvalidAnswers { key }));
+            return Ok(RoundEnd::Aborted(AbortReason::InvalidAnswers { key }));
         }
         match result {
-            Err(Stop::Declined { key }) => Ok(Response::Declined { key }),
-            Err(Stop::Cancelled { key }) => Ok(Response::Cancelled { key }),
-            Ok(value) if self.next.asks.is_empty() => Ok(Response::Complete(value)),
+            Err(Stop::Declined { key }) => Ok(RoundEnd::Declined { key }),
+            Err(Stop::Cancelled { key }) => Ok(RoundEnd::Cancelled { key }),
+            Ok(value) if self.next.asks.is_empty() => Ok(RoundEnd::Complete(value)),
             Err(_) if self.next.asks.is_empty() => Err(if self.next.missing.is_empty() {
                 Misuse::NothingAsked.into_error()
             } else {
@@ -572,11 +572,11 @@ impl<'f> Round<'f> {
             Found::Nothing => return self.ask(key, request(form.message()), digest),
             Found::Carried(carried) => {
                 return match form.validate(&Value::Object(carried)) {
-                    Outcome::Accepted(answers) => Reply::Accepted(answers),
-                    Outcome::Declined => Reply::Declined,
-                    Outcome::Cancelled => Reply::Cancelled,
+                    Verdict::Accepted(answers) => Reply::Accepted(answers),
+                    Verdict::Declined => Reply::Declined,
+                    Verdict::Cancelled => Reply::Cancelled,
                     // ProvenAnswer once, so this does not happen; ask rather than trust.
-                    Outcome::Invalid(_) | Outcome::Missing => {
+                    Verdict::Invalid(_) | Verdict::Missing => {
                         self.ask(key, request(form.message()), digest)
                     }
                 };
@@ -585,11 +585,11 @@ impl<'f> Round<'f> {
         };
         let reask = |report: &Report| request(&reask_message(form, report));
         match form.validate(&raw) {
-            Outcome::Accepted(answers) if asks_again(form, answers.report()) => {
+            Verdict::Accepted(answers) if asks_again(form, answers.report()) => {
                 let report = answers.report().clone();
                 self.invalid(key, digest, reask(&report), report)
             }
-            Outcome::Accepted(answers) => {
+            Verdict::Accepted(answers) => {
                 let content = match answers.to_json() {
                     Value::Object(content) => Some(content),
                     _ => None,
@@ -597,16 +597,16 @@ impl<'f> Round<'f> {
                 let response = elicit_response(ElicitAction::Accept, content);
                 self.keep(key, digest, response, Reply::Accepted(answers), reask)
             }
-            Outcome::Declined => {
+            Verdict::Declined => {
                 let response = elicit_response(ElicitAction::Decline, None);
                 self.keep(key, digest, response, Reply::Declined, reask)
             }
-            Outcome::Cancelled => {
+            Verdict::Cancelled => {
                 let response = elicit_response(ElicitAction::Cancel, None);
                 self.keep(key, digest, response, Reply::Cancelled, reask)
             }
-            Outcome::Invalid(report) => self.invalid(key, digest, reask(&report), report),
-            Outcome::Missing => self.ask(key, request(form.message()), digest),
+            Verdict::Invalid(report) => self.invalid(key, digest, reask(&report), report),
+            Verdict::Missing => self.ask(key, request(form.message()), digest),
         }
     }
 
@@ -764,7 +764,7 @@ impl<'f> Round<'f> {
         Reply::Pending
     }
 
-    fn input_required<T>(self) -> Result<Response<T>, RpcError> {
+    fn input_required<T>(self) -> Result<RoundEnd<T>, RpcError> {
         let own = budget::own_len(
             &self.next.questions,
             &self.next.reasks,
@@ -800,14 +800,14 @@ impl<'f> Round<'f> {
             (Some(claims), _) => codec.next_at(&binding, claims, &contents, now),
         };
         match token {
-            Ok(token) => Ok(Response::InputRequired(InputRequiredResult::new(
+            Ok(token) => Ok(RoundEnd::InputRequired(InputRequiredResult::new(
                 self.next.asks,
                 token,
             ))),
             Err(MintError::TooManyRounds { max_rounds }) => {
-                Ok(Response::Failed(Failure::TooManyRounds { max_rounds }))
+                Ok(RoundEnd::Aborted(AbortReason::TooManyRounds { max_rounds }))
             }
-            Err(MintError::FlowExpired) => Ok(Response::Failed(Failure::DeadlinePassed)),
+            Err(MintError::FlowExpired) => Ok(RoundEnd::Aborted(AbortReason::DeadlinePassed)),
             Err(_) => Err(RpcError::internal_error()),
         }
     }

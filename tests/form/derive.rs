@@ -7,7 +7,7 @@
     reason = "a test fails by panicking; Value indexing reads fixed shapes"
 )]
 
-use mrtr_guard::form::{FieldType, Outcome};
+use mrtr_guard::form::{FieldType, Verdict};
 use mrtr_guard::{Field, Form, FormChoice, FormFields};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -229,7 +229,7 @@ fn an_accepted_answer_binds_into_the_type() {
         "shipOn": "2026-02-28", "speed": "next-day", "extras": ["insured", "giftwrap"],
         "initials": "AB", "ref": "PO-1", "type": "gift", "audit": "ignored"
     }});
-    let Outcome::Accepted(answers) = derived().validate(&answer) else {
+    let Verdict::Accepted(answers) = derived().validate(&answer) else {
         panic!("not accepted")
     };
     let order: Order = answers.bind().unwrap_or_else(|e| panic!("{e}"));
@@ -262,7 +262,7 @@ fn an_accepted_answer_binds_into_the_type() {
     // Out of the derived bounds: refused before binding.
     let mut too_many = answer.clone();
     too_many["content"]["quantity"] = json!(11);
-    assert!(matches!(derived().validate(&too_many), Outcome::Invalid(_)));
+    assert!(matches!(derived().validate(&too_many), Verdict::Invalid(_)));
 }
 
 #[test]
@@ -467,7 +467,7 @@ fn a_default_is_in_the_schema_and_binds_back() {
         .map(|(name, value)| (name.to_owned(), value.clone()))
         .collect();
     let answer = json!({"action": "accept", "content": content});
-    let Outcome::Accepted(answers) = form.validate(&answer) else {
+    let Verdict::Accepted(answers) = form.validate(&answer) else {
         panic!("the defaults are not accepted")
     };
     let meeting: Meeting = answers.bind().unwrap_or_else(|e| panic!("{e}"));

@@ -13,9 +13,9 @@
 
 use std::sync::Mutex;
 
-use mrtr_guard::form::{FormError, Outcome, Reason};
-use mrtr_guard::runtime::Failure;
-use mrtr_guard::{Field, Flow, Form, Reply, Response, Round, RpcError, Stop};
+use mrtr_guard::form::{FormError, Reason, Verdict};
+use mrtr_guard::runtime::AbortReason;
+use mrtr_guard::{Field, Flow, Form, Reply, Round, RoundEnd, RpcError, Stop};
 use mrtr_guard_test_support::{accept, asked, harness, req};
 use serde_json::{Value, json};
 
@@ -32,7 +32,7 @@ fn round_of(
     flow: &Flow,
     answer: Option<(&Value, &str)>,
     handler: impl FnOnce(&mut Round<'_>) -> Result<String, Stop>,
-) -> Result<Response<String>, RpcError> {
+) -> Result<RoundEnd<String>, RpcError> {
     let mut r = req("ada", "book_meeting");
     if let Some((content, state)) = answer {
         r = r.answer(json!({"book": accept(content.clone())}), Some(state));
@@ -45,7 +45,7 @@ fn run(
     flow: &Flow,
     form: &Form,
     answer: Option<(&Value, &str)>,
-) -> Result<Response<String>, RpcError> {
+) -> Result<RoundEnd<String>, RpcError> {
     round_of(flow, answer, |round| match round.form("book", form) {
         Reply::Accepted(a) => Ok(format!(
             "{} attendees={:?} startsOn={:?}",
@@ -69,7 +69,7 @@ fn an_invalid_optional_answer_is_asked_again_and_three_end_the_flow() {
     let form = booking().build().unwrap();
     // The standalone validator keeps its rule: the value is dropped, reported.
     let out_of_bounds = json!({"topic": "Plan", "attendees": 100});
-    let Outcome::Accepted(answers) = form.validate(&accept(out_of_bounds.clone())) else {
+    let Verdict::Accepted(answers) = form.validate(&accept(out_of_bounds.clone())) else {
         panic!("the standalone validator drops an invalid optional value")
     };
     assert_eq!(
@@ -106,7 +106,7 @@ fn an_invalid_optional_answer_is_asked_again_and_three_end_the_flow() {
         Some((&json!({"topic": "Plan", "attendees": 0}), &state)),
     );
     assert!(
-        matches!(&third, Ok(Response::Failed(Failure::InvalidAnswers { key })) if key == "book"),
+        matches!(&third, Ok(RoundEnd::Aborted(AbortReason::InvalidAnswers { key })) if key == "book"),
         "{third:?}"
     );
 }
@@ -128,7 +128,7 @@ fn a_corrected_answer_completes() {
     );
     assert_eq!(
         done,
-        Ok(Response::Complete(
+        Ok(RoundEnd::Complete(
             "Plan attendees=true startsOn=false".into()
         ))
     );
@@ -156,7 +156,7 @@ fn the_opt_out_restores_dropping_for_a_field_or_a_form() {
     let done = run(&h.flow, &field_opt_out, Some((&only_attendees, &state)));
     assert_eq!(
         done,
-        Ok(Response::Complete(
+        Ok(RoundEnd::Complete(
             "Plan attendees=false startsOn=false".into()
         ))
     );
@@ -168,7 +168,7 @@ fn the_opt_out_restores_dropping_for_a_field_or_a_form() {
     let done = run(&h.flow, &form_opt_out, Some((&both_bad, &state)));
     assert_eq!(
         done,
-        Ok(Response::Complete(
+        Ok(RoundEnd::Complete(
             "Plan attendees=false startsOn=false".into()
         ))
     );
@@ -194,10 +194,10 @@ fn a_required_multi_choice_accepts_none_picked_unless_min_items() {
     let none = accept(json!({"roles": []}));
     let plain = roles(Field::multi_choice("roles"));
     assert!(
-        matches!(plain.validate(&none), Outcome::Accepted(a) if a.strings("roles").unwrap().is_empty())
+        matches!(plain.validate(&none), Verdict::Accepted(a) if a.strings("roles").unwrap().is_empty())
     );
     let at_least_one = roles(Field::multi_choice("roles").min_items(1));
-    let Outcome::Invalid(report) = at_least_one.validate(&none) else {
+    let Verdict::Invalid(report) = at_least_one.validate(&none) else {
         panic!("min_items 1 refuses []")
     };
     assert_eq!(report.reason("roles"), Some(Reason::TooFewItems));

@@ -397,7 +397,7 @@ fn a_guard_failure_has_its_own_event() {
 // ---- through the runtime -------------------------------------------------------------
 
 /// A tool asking one form, as the demo's `ShipOrder` does, for one round.
-fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<mrtr_guard::Response<String>, RpcError> {
+fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<mrtr_guard::RoundEnd<String>, RpcError> {
     let ship = mrtr_guard::Form::builder("Tracking number?")
         .field(mrtr_guard::Field::string("trackingNumber").required())
         .build()
