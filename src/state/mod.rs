@@ -43,7 +43,9 @@ pub use error::{ConfigError, MintError, StateError};
 pub use info::TokenInfo;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use layout::Mode;
-pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
+pub use replay::{
+    AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
+};
 #[cfg(feature = "redis")]
 pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 
@@ -260,16 +262,6 @@ impl StateCodec {
         &self.audience
     }
 
-    /// Whether opening consumes tokens in a replay guard (which may wait on
-    /// its store).
-    #[cfg_attr(
-        not(feature = "rmcp"),
-        expect(dead_code, reason = "used by the rmcp adapter")
-    )]
-    pub(crate) fn has_replay_guard(&self) -> bool {
-        self.replay.is_some()
-    }
-
     /// [`start_at`](Self::start_at) with the system clock.
     ///
     /// # Errors
@@ -410,23 +402,30 @@ impl StateCodec {
         now: OffsetDateTime,
     ) -> Result<Claims<A>, StateError> {
         let mut seen = Seen::default();
-        let opened = self.open_seen(token, binding, now, &mut seen);
+        let opened =
+            self.verify_seen(token, binding, now, &mut seen)
+                .and_then(|(claims, principal)| {
+                    self.consume_blocking(principal, &claims, now)?;
+                    Ok(claims)
+                });
         if let Err(error) = &opened {
             seen.refused(error);
         }
         opened
     }
 
-    /// [`open_at`](Self::open_at), noting in `seen` what a refusal's log
-    /// event may name: the key id once the header splits, the flow id and
-    /// round once the tag verified and the claims parsed.
-    fn open_seen<A: DeserializeOwned>(
+    /// [`open_at`](Self::open_at) up to the replay guard, noting in `seen`
+    /// what a refusal's log event may name: the key id once the header
+    /// splits, the flow id and round once the tag verified and the claims
+    /// parsed. Returns the claims and the key the guard counts the
+    /// principal under (the caller consumes, in `replay.rs`).
+    fn verify_seen<A: DeserializeOwned>(
         &self,
         token: &str,
         binding: &Binding<'_>,
         now: OffsetDateTime,
         seen: &mut Seen,
-    ) -> Result<Claims<A>, StateError> {
+    ) -> Result<(Claims<A>, PrincipalKey), StateError> {
         if !self.principal_ok(binding) {
             return Err(StateError::MissingPrincipal);
         }
@@ -473,20 +472,7 @@ impl StateCodec {
         };
         seen.flow = Some((claims.flow_id(), claims.round()));
         self.check_times(&claims, now)?;
-        if let Some(guard) = &self.replay {
-            guard
-                .consume(
-                    claims.flow_id(),
-                    claims.round(),
-                    self.retain_until(&claims)?,
-                    now,
-                )
-                .map_err(|error| match error {
-                    ReplayError::Replayed => StateError::Replayed,
-                    other => StateError::ReplayGuard(other),
-                })?;
-        }
-        Ok(claims)
+        Ok((claims, PrincipalKey::of(key, &self.audience, binding)))
     }
 
     /// How long a replay guard must remember the token: its expiry plus the
