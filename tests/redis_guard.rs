@@ -402,7 +402,6 @@ fn a_dropped_idle_connection_is_replaced() {
     let guard = Arc::new(
         RedisReplayGuard::builder(with_db(&url, 5))
             .key_prefix(unique_prefix("stale"))
-            .max_idle(1)
             .build()
             .unwrap(),
     );

@@ -4,9 +4,10 @@
 //!
 //! - a stalled Redis (a listener that accepts and never answers) delays only
 //!   the calls that carry a state, and those only up to the guard's timeout;
-//! - two instances sharing one Redis (`MRTR_GUARD_REDIS_URL`, skipped outside
-//!   CI when unset, as in `tests/redis_guard.rs`): every state, presented to
-//!   both at once, opens exactly once.
+//! - two instances sharing one Redis (`MRTR_GUARD_REDIS_URL`), and sharing a
+//!   Redis Cluster of three masters (`MRTR_GUARD_REDIS_CLUSTER_URL`; each
+//!   skipped outside CI when unset, as in `tests/redis_guard.rs`): every
+//!   state, presented to both at once, opens exactly once.
 //!
 //! The client is `tests/common/http.rs`: a few lines of HTTP/1.1, one
 //! connection per request, so the two presentations of a state never share
@@ -37,7 +38,7 @@ mod support;
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use http_client::{call, first, is_state_refusal, retry, state_of, text_of};
@@ -183,20 +184,25 @@ fn a_stalled_redis_delays_only_the_calls_that_need_it_and_only_up_to_its_timeout
 /// The plain test server's URL, or `None` (after a notice) when it is not set
 /// outside CI.
 fn redis_url() -> Option<String> {
-    const VAR: &str = "MRTR_GUARD_REDIS_URL";
-    match std::env::var(VAR) {
+    setting("MRTR_GUARD_REDIS_URL")
+}
+
+/// A node of the local Redis Cluster (`scripts/redis-up --cluster`).
+fn redis_cluster_url() -> Option<String> {
+    setting("MRTR_GUARD_REDIS_CLUSTER_URL")
+}
+
+fn setting(var: &str) -> Option<String> {
+    match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url),
         _ if std::env::var_os("CI").is_some() => {
-            panic!("{VAR} is not set: CI must start a redis-server (scripts/redis-up)")
+            panic!("{var} is not set: CI must start the redis-servers (scripts/redis-up)")
         }
         _ => {
-            static NOTICE: Once = Once::new();
-            NOTICE.call_once(|| {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "notice: {VAR} is not set; skipping the two-instance HTTP test"
-                );
-            });
+            let _ = writeln!(
+                std::io::stderr(),
+                "notice: {var} is not set; skipping a two-instance HTTP test"
+            );
             None
         }
     }
@@ -312,6 +318,22 @@ fn two_instances_on_one_redis_open_each_state_exactly_once() {
         .block_on(two_instances(url));
 }
 
+/// The same against a Redis Cluster of three masters: the guard finds it
+/// is one from the URL of any node, and each key lives in one slot.
+#[test]
+fn two_instances_on_a_redis_cluster_open_each_state_exactly_once() {
+    let Some(url) = redis_cluster_url() else {
+        return;
+    };
+    let _alone = alone();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(two_instances(url));
+}
+
 async fn two_instances(url: String) {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -319,15 +341,15 @@ async fn two_instances(url: String) {
         .as_nanos();
     let prefix = format!("mrtr-guard-test:{}-{nanos}:http:", std::process::id());
     // Each instance has its own guard (its own connections) on the one Redis.
-    let instance = || {
+    let instance = || async {
         let guard = RedisReplayGuard::builder(url.as_str())
             .key_prefix(prefix.as_str())
             .command_timeout(Duration::from_secs(2))
             .connect_timeout(Duration::from_secs(2))
-            .max_idle(LANES)
-            .build()
+            .connect()
+            .await
             .unwrap();
-        start_instance(codec(guard))
+        start_instance(codec(guard)).await
     };
     let instances = [instance().await, instance().await];
 
