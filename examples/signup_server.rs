@@ -59,7 +59,9 @@ async fn with_replay_guard(
     if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
         guard = guard.ca_certificate_pem(std::fs::read(path)?);
     }
-    Ok(codec.replay_guard(std::sync::Arc::new(guard.connect().await?)))
+    // The message (what to set), not the variant, is what the operator reads.
+    let guard = guard.connect().await.map_err(|error| error.to_string())?;
+    Ok(codec.replay_guard(std::sync::Arc::new(guard)))
 }
 
 #[cfg(not(feature = "redis"))]

@@ -389,3 +389,108 @@ async fn two_instances(url: String) {
         FLOWS + 2 * states
     );
 }
+
+// ---- the demo refuses a Redis that may evict --------------------------------------
+
+/// The demo binary (`cargo test` builds the examples beside the tests).
+fn demo_binary() -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().unwrap();
+    let binary = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|profile| profile.join("examples").join("signup_server"))?;
+    if binary.is_file() {
+        return Some(binary);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the demo binary {} was not built",
+        binary.display()
+    );
+    let _ = writeln!(
+        std::io::stderr(),
+        "notice: {} is not built; skipping the demo start-up test",
+        binary.display()
+    );
+    None
+}
+
+/// Given `MRTR_GUARD_REDIS_URL` of a `redis-server` started with
+/// `--maxmemory-policy allkeys-lru`, the demo does not start: it exits in
+/// error with the message saying what to set, before it listens.
+#[test]
+fn the_demo_refuses_to_start_on_a_redis_that_may_evict() {
+    let Some(binary) = demo_binary() else { return };
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let spawned = std::process::Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
+        .args(["--maxmemory-policy", "allkeys-lru"])
+        .stdout(std::process::Stdio::null())
+        .spawn();
+    let mut redis = match spawned {
+        Ok(child) => child,
+        Err(error) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "redis-server could not be started under CI: {error}"
+            );
+            let _ = writeln!(
+                std::io::stderr(),
+                "notice: redis-server is not installed; skipping the demo start-up test"
+            );
+            return;
+        }
+    };
+    let url = format!("redis://127.0.0.1:{port}/");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let demo_port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut demo = std::process::Command::new(binary)
+        .env("MRTR_GUARD_REDIS_URL", &url)
+        .env("PORT", demo_port.to_string())
+        .env_remove("MRTR_GUARD_REDIS_CA")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = demo.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let Some(status) = status else {
+        let _ = demo.kill();
+        let _ = redis.kill();
+        panic!("the demo started on a redis that may evict");
+    };
+    let output = demo.wait_with_output().unwrap();
+    let _ = redis.kill();
+    let _ = redis.wait();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!status.success(), "{stderr}");
+    assert!(
+        stderr.contains("redis maxmemory-policy is allkeys-lru")
+            && stderr.contains("set maxmemory-policy noeviction"),
+        "{stderr}"
+    );
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", demo_port)).is_err(),
+        "nothing listens"
+    );
+}

@@ -165,6 +165,7 @@ impl Conn {
             Self::Single(conn) => conn.req_packed_command(command).await,
             Self::Cluster(conn) => conn.req_packed_command(command).await,
         }
+        .and_then(Value::extract_error)
     }
 
     async fn send_pipeline(
@@ -176,6 +177,7 @@ impl Conn {
             Self::Single(conn) => conn.req_packed_commands(pipeline, 0, count).await,
             Self::Cluster(conn) => conn.req_packed_commands(pipeline, 0, count).await,
         }
+        .and_then(|replies| replies.into_iter().map(Value::extract_error).collect())
     }
 
     /// `CONFIG GET maxmemory-policy`, on every master of a cluster: the
@@ -192,7 +194,8 @@ impl Conn {
                 )
                 .await?
             }
-        };
+        }
+        .extract_error()?;
         let replies = match (&*self, reply) {
             (Self::Cluster(_), Value::Map(nodes)) => nodes.into_iter().map(|(_, v)| v).collect(),
             (_, reply) => vec![reply],
@@ -459,7 +462,12 @@ impl Inner {
         match result {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => {
-                forget(slot);
+                // Out of memory, the connection is sound and stays; after
+                // anything else (READONLY after a failover...) a new one
+                // may reach another node.
+                if error.code() != Some("OOM") {
+                    forget(slot);
+                }
                 Err(unavailable(&error))
             }
             Err(_) => {
