@@ -521,6 +521,8 @@ fn a_tls_server_does_not_answer_plain_redis() {
 struct OwnRedis {
     child: std::process::Child,
     port: u16,
+    /// Its working directory (a replica writes the data it receives there).
+    dir: std::path::PathBuf,
 }
 
 impl OwnRedis {
@@ -540,6 +542,7 @@ impl Drop for OwnRedis {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
@@ -551,9 +554,12 @@ fn own_redis(settings: &[&str]) -> Option<OwnRedis> {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
     };
+    let dir = std::env::temp_dir().join(format!("mrtr-guard-test-redis-{port}"));
+    std::fs::create_dir_all(&dir).unwrap();
     let spawned = std::process::Command::new("redis-server")
         .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(&dir)
         .args(settings)
         .stdout(std::process::Stdio::null())
         .spawn();
@@ -571,7 +577,7 @@ fn own_redis(settings: &[&str]) -> Option<OwnRedis> {
             return None;
         }
     };
-    let redis = OwnRedis { child, port };
+    let redis = OwnRedis { child, port, dir };
     for _ in 0..100 {
         let answered = redis::Client::open(redis.url())
             .and_then(|client| client.get_connection())
@@ -742,14 +748,15 @@ fn a_full_noeviction_redis_refuses_and_no_used_state_opens_again() {
 /// with a replica attached, it accepts, and the replica holds the key.
 #[test]
 fn wait_for_replicas_accepts_only_what_a_replica_holds() {
-    let Some(primary) = own_redis(&[]) else {
+    let Some(primary) = own_redis(&["--repl-diskless-sync-delay", "0"]) else {
         return;
     };
     let prefix = unique_prefix("wait");
     let wanting = |replicas| {
         RedisReplayGuard::builder(primary.url())
             .key_prefix(prefix.as_str())
-            .wait_for_replicas(replicas, Duration::from_millis(200))
+            .command_timeout(Duration::from_secs(2))
+            .wait_for_replicas(replicas, Duration::from_millis(1000))
             .build()
             .unwrap()
     };
@@ -766,16 +773,18 @@ fn wait_for_replicas_accepts_only_what_a_replica_holds() {
     let Some(replica) = own_redis(&["--replicaof", "127.0.0.1", &port]) else {
         return;
     };
-    for _ in 0..100 {
+    let online = (0..200).any(|_| {
         let info: String = redis::cmd("INFO")
             .arg("replication")
-            .query(&mut primary.admin())
+            .query(&mut replica.admin())
             .unwrap();
-        if info.contains("connected_slaves:1") && info.contains("state=online") {
-            break;
+        let synced = info.contains("master_link_status:up");
+        if !synced {
+            std::thread::sleep(Duration::from_millis(50));
         }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+        synced
+    });
+    assert!(online, "the replica did not sync within 10 s");
     let guard = Arc::new(wanting(1));
     let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
     let token = token();

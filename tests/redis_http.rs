@@ -427,7 +427,8 @@ fn the_demo_refuses_to_start_on_a_redis_that_may_evict() {
     };
     let spawned = std::process::Command::new("redis-server")
         .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
-        .args(["--save", "", "--appendonly", "no", "--dir", "/tmp"])
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(std::env::temp_dir())
         .args(["--maxmemory-policy", "allkeys-lru"])
         .stdout(std::process::Stdio::null())
         .spawn();
