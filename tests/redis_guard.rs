@@ -900,6 +900,7 @@ fn on_a_redis_cluster_a_token_opens_once_across_two_instances() {
     let Some(url) = setting(CLUSTER_URL_VAR) else {
         return;
     };
+    let _alone = cluster_alone();
     let runtime = runtime();
     let prefix = unique_prefix("cluster");
     let connect = || {
@@ -935,4 +936,62 @@ fn on_a_redis_cluster_a_token_opens_once_across_two_instances() {
         );
     }
     assert_eq!(runtime.block_on(connect().health_check()), Ok(()));
+}
+
+/// The cluster tests one at a time: one of them reconfigures a master.
+fn cluster_alone() -> std::sync::MutexGuard<'static, ()> {
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ALONE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Sets a cluster node's `maxmemory-policy` back when dropped.
+struct PolicyBack(redis::Connection);
+
+impl Drop for PolicyBack {
+    fn drop(&mut self) {
+        let _: Result<(), _> = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("maxmemory-policy")
+            .arg("noeviction")
+            .query(&mut self.0);
+    }
+}
+
+/// The policy is read on every master: one evicting master of three, not
+/// the one the URL names, stops the guard.
+#[test]
+fn on_a_redis_cluster_one_evicting_master_is_refused() {
+    let Some(url) = setting(CLUSTER_URL_VAR) else {
+        return;
+    };
+    let _alone = cluster_alone();
+    let mut seed = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let nodes: String = redis::cmd("CLUSTER").arg("NODES").query(&mut seed).unwrap();
+    let other = nodes
+        .lines()
+        .find(|line| line.contains("master") && !line.contains("myself"))
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|address| address.split('@').next())
+        .unwrap()
+        .to_owned();
+    let mut node = redis::Client::open(format!("redis://{other}/"))
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory-policy")
+        .arg("allkeys-lfu")
+        .query(&mut node)
+        .unwrap();
+    let _back = PolicyBack(node);
+    let refused = runtime()
+        .block_on(RedisReplayGuard::builder(url.as_str()).connect())
+        .unwrap_err();
+    assert_eq!(refused, RedisConfigError::Evicts("allkeys-lfu".to_owned()));
 }
