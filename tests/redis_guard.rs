@@ -3,8 +3,10 @@
 //! The server's URL comes from `MRTR_GUARD_REDIS_URL`; a second server, TLS
 //! only, from `MRTR_GUARD_REDIS_TLS_URL`, with the path of the CA that signed
 //! its certificate in `MRTR_GUARD_REDIS_TLS_CA`; one node of a Redis Cluster
-//! of three masters from `MRTR_GUARD_REDIS_CLUSTER_URL` (`.ci/run` starts all
-//! three with `scripts/redis-up`, with `--tls` and `--cluster`). Without them
+//! of three masters from `MRTR_GUARD_REDIS_CLUSTER_URL`, and one over TLS from
+//! `MRTR_GUARD_REDIS_CLUSTER_TLS_URL` with its CA in
+//! `MRTR_GUARD_REDIS_CLUSTER_TLS_CA` (`.ci/run` starts all four with
+//! `scripts/redis-up`, with `--tls`, `--cluster`, `--cluster --tls`). Without them
 //! the tests fail when `CI` is set and are skipped, with a notice, otherwise.
 //! A few tests start a `redis-server` of their own, with the settings they
 //! test (an eviction policy, a small `maxmemory`, a replica).
@@ -36,6 +38,9 @@ const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
 const TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_TLS_CA";
 /// One node of a Redis Cluster of three masters (`scripts/redis-up --cluster`).
 const CLUSTER_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_URL";
+/// The same over TLS only (`--cluster --tls`), and the CA of its certificates.
+const CLUSTER_TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_URL";
+const CLUSTER_TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_CA";
 
 /// The variable's value, or `None` (after a notice) when it is not set
 /// outside CI.
@@ -994,4 +999,53 @@ fn on_a_redis_cluster_one_evicting_master_is_refused() {
         .block_on(RedisReplayGuard::builder(url.as_str()).connect())
         .unwrap_err();
     assert_eq!(refused, RedisConfigError::Evicts("allkeys-lfu".to_owned()));
+}
+
+/// A Redis Cluster over TLS only (`scripts/redis-up --cluster --tls`): every
+/// node verified against the test CA, single use across instances.
+#[test]
+fn on_a_tls_redis_cluster_a_token_opens_once_across_two_instances() {
+    let Some(url) = setting(CLUSTER_TLS_URL_VAR) else {
+        return;
+    };
+    let ca = std::fs::read(setting(CLUSTER_TLS_CA_VAR).unwrap()).unwrap();
+    assert!(url.starts_with("rediss://"), "{url}");
+    let runtime = runtime();
+    let prefix = unique_prefix("cluster-tls");
+    let connect = || {
+        runtime
+            .block_on(
+                RedisReplayGuard::builder(url.as_str())
+                    .key_prefix(prefix.as_str())
+                    .ca_certificate_pem(ca.clone())
+                    .connect(),
+            )
+            .unwrap()
+    };
+    let a = instance(Arc::new(connect()));
+    let b = instance(Arc::new(connect()));
+    for _ in 0..30 {
+        let token = token();
+        assert!(
+            runtime
+                .block_on(a.open_async::<()>(&token, &binding()))
+                .is_ok()
+        );
+        assert_eq!(
+            b.open::<()>(&token, &binding()).err(),
+            Some(StateError::Replayed)
+        );
+    }
+    // A CA that did not sign the nodes' certificates: refused at start.
+    let untrusted = runtime.block_on(
+        RedisReplayGuard::builder(url.as_str())
+            .ca_certificate_pem(OTHER_CA)
+            .connect(),
+    );
+    assert_eq!(
+        untrusted.err(),
+        Some(RedisConfigError::Unavailable(ReplayError::Unavailable(
+            "redis' tls certificate was not accepted".to_owned()
+        )))
+    );
 }
