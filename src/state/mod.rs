@@ -417,15 +417,15 @@ impl StateCodec {
     /// [`open_at`](Self::open_at) up to the replay guard, noting in `seen`
     /// what a refusal's log event may name: the key id once the header
     /// splits, the flow id and round once the tag verified and the claims
-    /// parsed. Returns the claims and the key the guard counts the
-    /// principal under (the caller consumes, in `replay.rs`).
+    /// parsed. Returns the claims and, under a replay guard, the key it
+    /// counts the principal under (the caller consumes, in `replay.rs`).
     fn verify_seen<A: DeserializeOwned>(
         &self,
         token: &str,
         binding: &Binding<'_>,
         now: OffsetDateTime,
         seen: &mut Seen,
-    ) -> Result<(Claims<A>, PrincipalKey), StateError> {
+    ) -> Result<(Claims<A>, Option<PrincipalKey>), StateError> {
         if !self.principal_ok(binding) {
             return Err(StateError::MissingPrincipal);
         }
@@ -472,7 +472,13 @@ impl StateCodec {
         };
         seen.flow = Some((claims.flow_id(), claims.round()));
         self.check_times(&claims, now)?;
-        Ok((claims, PrincipalKey::of(key, &self.audience, binding)))
+        // The guard's name for the principal: one HMAC, only when a guard
+        // will use it.
+        let principal = self
+            .replay
+            .as_ref()
+            .map(|_| PrincipalKey::of(key, &self.audience, binding));
+        Ok((claims, principal))
     }
 
     /// How long a replay guard must remember the token: its expiry plus the

@@ -494,6 +494,14 @@ impl AsyncReplayGuard for MemoryReplayGuard {
     }
 }
 
+/// Under a guard, verifying always names the principal; were it not to,
+/// the token is refused rather than left unrecorded.
+fn no_principal_key() -> StateError {
+    StateError::ReplayGuard(ReplayError::Unavailable(
+        "no principal key for the replay guard".to_owned(),
+    ))
+}
+
 /// The codec's side of the guard: what [`StateCodec::open_at`] and
 /// [`StateCodec::open_at_async`] do once a token verified.
 impl StateCodec {
@@ -529,33 +537,36 @@ impl StateCodec {
         let mut seen = Seen::default();
         let opened = match self.verify_seen(token, binding, now, &mut seen) {
             Err(error) => Err(error),
-            Ok((claims, principal)) => match (&self.replay, self.retain_until(&claims)) {
-                (None, _) => Ok(claims),
-                (Some(_), Err(error)) => Err(error),
-                (Some(guard), Ok(retain_until)) => {
-                    let consumed = match guard.as_async() {
-                        Some(guard) => {
-                            guard
-                                .consume_for_async(
-                                    principal,
-                                    claims.flow_id(),
-                                    claims.round(),
-                                    retain_until,
-                                    now,
-                                )
-                                .await
-                        }
-                        None => guard.consume_for(
-                            principal,
-                            claims.flow_id(),
-                            claims.round(),
-                            retain_until,
-                            now,
-                        ),
-                    };
-                    consumed.map(|()| claims).map_err(StateError::from_replay)
+            Ok((claims, principal)) => {
+                match (&self.replay, principal, self.retain_until(&claims)) {
+                    (None, _, _) => Ok(claims),
+                    (Some(_), _, Err(error)) => Err(error),
+                    (Some(_), None, Ok(_)) => Err(no_principal_key()),
+                    (Some(guard), Some(principal), Ok(retain_until)) => {
+                        let consumed = match guard.as_async() {
+                            Some(guard) => {
+                                guard
+                                    .consume_for_async(
+                                        principal,
+                                        claims.flow_id(),
+                                        claims.round(),
+                                        retain_until,
+                                        now,
+                                    )
+                                    .await
+                            }
+                            None => guard.consume_for(
+                                principal,
+                                claims.flow_id(),
+                                claims.round(),
+                                retain_until,
+                                now,
+                            ),
+                        };
+                        consumed.map(|()| claims).map_err(StateError::from_replay)
+                    }
                 }
-            },
+            }
         };
         if let Err(error) = &opened {
             seen.refused(error);
@@ -567,13 +578,14 @@ impl StateCodec {
     /// thread.
     pub(crate) fn consume_blocking<A>(
         &self,
-        principal: PrincipalKey,
+        principal: Option<PrincipalKey>,
         claims: &Claims<A>,
         now: OffsetDateTime,
     ) -> Result<(), StateError> {
         let Some(guard) = &self.replay else {
             return Ok(());
         };
+        let principal = principal.ok_or_else(no_principal_key)?;
         guard
             .consume_for(
                 principal,
