@@ -179,6 +179,55 @@ fn a_stalled_redis_delays_only_the_calls_that_need_it_and_only_up_to_its_timeout
     );
 }
 
+/// The Redis guard's round trip holds no blocking-pool thread: with the
+/// server runtime's only blocking thread taken, rounds with a state still
+/// complete at once. (When the adapter called the guard through
+/// `spawn_blocking`, each waited for that thread.)
+#[test]
+fn rounds_under_the_redis_guard_need_no_blocking_thread() {
+    let Some(url) = redis_url() else { return };
+    let _alone = alone();
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let guard = server
+        .block_on(RedisReplayGuard::builder(url.as_str()).connect())
+        .unwrap();
+    let addr = server.block_on(start_instance(codec(guard)));
+    // The one blocking thread is busy for longer than the test may take.
+    let occupied = server.spawn_blocking(|| std::thread::sleep(Duration::from_secs(4)));
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let answers = json!({"ship": {"action": "accept", "content": {"trackingNumber": "1Z"}}});
+    let started = Instant::now();
+    client.block_on(async {
+        for n in 0..5 {
+            let user = format!("nb{n}");
+            let asked = call(addr, &user, "ShipOrder", &first("ShipOrder")).await;
+            let state = state_of(&asked).expect("round 1 asks");
+            let params = retry("ShipOrder", answers.clone(), &state);
+            let done = call(addr, &user, "ShipOrder", &params).await;
+            assert_eq!(text_of(&done), Some("Shipped as 1Z."), "{done}");
+            let again = call(addr, &user, "ShipOrder", &params).await;
+            assert!(is_state_refusal(&again), "{again}");
+        }
+    });
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "five guarded rounds took {elapsed:?} with the blocking pool taken"
+    );
+    server.block_on(occupied).unwrap();
+    server.shutdown_background();
+    client.shutdown_background();
+}
+
 // ---- two instances, one Redis ------------------------------------------------
 
 /// The plain test server's URL, or `None` (after a notice) when it is not set
