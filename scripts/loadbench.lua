@@ -1,8 +1,10 @@
 -- wrk script for scripts/loadbench: the demo server's workloads over HTTP.
 --
---   wrk -t1 -cN -dDs --latency -s scripts/loadbench.lua URL -- WORKLOAD [FILE]
+--   wrk -t1 -cN -dDs --latency -s scripts/loadbench.lua URL -- WORKLOAD [FILE [TOOL]]
 --
--- WORKLOAD:
+-- TOOL is the ShipOrder tool the round workloads call (default `ShipOrder`;
+-- the bench server also has `ShipOrderSigned` and `ShipOrderRmcp`); FILE `-`
+-- means none. WORKLOAD:
 --   plain         `ping`, a tool with no round (the baseline)
 --   round1        ShipOrder round 1: the call, answered with a form and a state
 --   mint          round 1, appending each answer's state to FILE (not timed)
@@ -77,7 +79,7 @@ local function read_states(path)
 end
 
 local function state_of(body)
-  return body:match('"requestState":"([%w_%-]+)"')
+  return body:match('"requestState":"([%w_%-%.]+)"')
 end
 
 -- Counts an unexpected answer; the first one is shown, to tell why.
@@ -98,7 +100,7 @@ ok, bad, ignored, flows = 0, 0, 0, 0
 first_us, last_us = nil, nil
 flow_us = {}
 
-local workload, file_arg
+local workload, file_arg, tool
 local fixed, states, next_state, mint_file
 -- signup: the answers waiting to be sent, queue[head..tail - 1].
 local queue, queue_head, queue_tail, started, next_flow = {}, 1, 1, {}, 1
@@ -145,18 +147,19 @@ function setup(thread)
 end
 
 function init(args)
-  workload, file_arg = args[1], args[2]
+  workload, file_arg, tool = args[1], args[2], args[3] or "ShipOrder"
+  if file_arg == "-" then file_arg = nil end
   if workload == "plain" then
     fixed = call(1, "ping")
     expect = '"text":"pong"'
   elseif workload == "round1" or workload == "mint" then
-    fixed = call(1, "ShipOrder")
+    fixed = call(1, tool)
     if workload == "mint" then
       mint_file = assert(io.open(file_arg, "a"), "cannot write " .. tostring(file_arg))
       mint_file:setvbuf("line") -- nothing lost when wrk ends the thread
     end
   elseif workload == "round2" then
-    fixed = call(2, "ShipOrder", read_states(file_arg)[1], "ship")
+    fixed = call(2, tool, read_states(file_arg)[1], "ship")
     expect = "Shipped as 1Z999AA10123456784."
   elseif workload == "round2-fresh" then
     states = read_states(file_arg)
@@ -180,7 +183,7 @@ function request()
       -- counted, nor are the few calls still in flight then).
       return call(1, "ping")
     end
-    return call(2, "ShipOrder", state, "ship")
+    return call(2, tool, state, "ship")
   end
   return fixed
 end

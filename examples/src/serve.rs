@@ -44,13 +44,12 @@ pub fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
     }
 }
 
-/// `handler` at `/mcp` behind the library's `ScreenLayer`: the app `serve`
-/// runs (tests serve it on their own listener). One endpoint for both
-/// revisions: rmcp serves a request that names `2026-07-28` in its `_meta`
-/// statelessly, and gives a `2025-11-25` client a session (in this
-/// process's memory), where [`Legacy`] runs the same tools' rounds by
-/// sending the client its input requests.
-pub fn router<H>(handler: H) -> axum::Router
+/// `handler` as Streamable HTTP answering in JSON, the service both
+/// [`router`]s mount. One endpoint for both revisions: rmcp serves a request
+/// that names `2026-07-28` in its `_meta` statelessly, and gives a
+/// `2025-11-25` client a session (in this process's memory), where [`Legacy`]
+/// runs the same tools' rounds by sending the client its input requests.
+pub fn mcp_service<H>(handler: H) -> StreamableHttpService<Legacy<H>, LocalSessionManager>
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -58,14 +57,31 @@ where
         .with_legacy_session_mode(true)
         .with_json_response(true);
     let handler = Legacy::new(handler);
-    let service = StreamableHttpService::new(
+    StreamableHttpService::new(
         move || Ok(handler.clone()),
         Arc::new(LocalSessionManager::default()),
         config,
-    );
+    )
+}
+
+/// `handler` at `/mcp` behind the library's `ScreenLayer`: the app `serve`
+/// runs (tests serve it on their own listener).
+pub fn router<H>(handler: H) -> axum::Router
+where
+    H: ServerHandler + Clone + Send + Sync + 'static,
+{
     // Bodies rmcp would misread (duplicate keys, lone surrogates, null retry
     // fields, over 1 MiB or 32 levels deep) are refused before it parses them.
-    axum::Router::new().nest_service("/mcp", ScreenLayer::new().layer(service))
+    axum::Router::new().nest_service("/mcp", ScreenLayer::new().layer(mcp_service(handler)))
+}
+
+/// [`router`] without `ScreenLayer`: only for measuring what the layer
+/// costs (`scripts/loadbench`); a server keeps the layer.
+pub fn router_unscreened<H>(handler: H) -> axum::Router
+where
+    H: ServerHandler + Clone + Send + Sync + 'static,
+{
+    axum::Router::new().nest_service("/mcp", mcp_service(handler))
 }
 
 /// Serves `handler` at `http://127.0.0.1:{port}/mcp` until Ctrl-C.
@@ -73,7 +89,11 @@ pub async fn serve<H>(port: u16, handler: H) -> Result<(), Box<dyn std::error::E
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
-    let app = router(handler);
+    serve_app(port, router(handler)).await
+}
+
+/// Serves `app` on `127.0.0.1:{port}` until Ctrl-C.
+pub async fn serve_app(port: u16, app: axum::Router) -> Result<(), Box<dyn std::error::Error>> {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     axum::serve(listener, app)

@@ -263,11 +263,12 @@ impl Answers {
     /// numbers (`-0` is `0`, `2.0` on an integer field is `2`).
     #[must_use]
     pub fn to_json(&self) -> Value {
-        let mut m = Map::new();
-        for (name, r) in self.iter() {
-            m.insert(name.to_owned(), ref_to_json(&r));
-        }
-        Value::Object(m)
+        // Collected at once: the map is built in bulk, not insert by insert.
+        let map: Map<String, Value> = self
+            .iter()
+            .map(|(name, r)| (name.to_owned(), ref_to_json(&r)))
+            .collect();
+        Value::Object(map)
     }
 
     /// Deserializes the answers into the user's serde type. Field names are

@@ -56,6 +56,12 @@ impl Form {
         let Some(result) = result.as_object() else {
             return Verdict::Invalid(Report::from_problem(Problem::NotAnObject));
         };
+        self.validate_object(result)
+    }
+
+    /// [`validate`](Self::validate) of a result already known to be an
+    /// object (a carried answer, read where it lies).
+    pub(crate) fn validate_object(&self, result: &Map<String, Value>) -> Verdict {
         match result.get("action") {
             None => Verdict::Cancelled,
             Some(Value::String(a)) if a == "cancel" => Verdict::Cancelled,

@@ -57,11 +57,11 @@ pub(crate) fn answer_len(key: &str, response: &Map<String, Value>) -> usize {
 /// What the state's own part takes of the claims beyond the skeleton: the
 /// questions, the re-asks and the effect names (their members only when not
 /// empty) and the application data.
-pub(crate) fn own_len(
+pub(crate) fn own_len<A: Serialize>(
     questions: &BTreeMap<String, JsonDigest>,
     reasks: &BTreeMap<String, Reask>,
     ran: &BTreeSet<String>,
-    app: &Value,
+    app: &A,
 ) -> usize {
     let member = |empty: bool, name: usize, len: usize| {
         if empty { 0 } else { name.saturating_add(len) }

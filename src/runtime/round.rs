@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::form::Form;
@@ -22,8 +23,8 @@ use crate::state::{Binding, Claims, FlowId, MintError, ProvenAnswer, Reask, Stat
 use crate::wire::Method;
 use crate::wire::RpcError;
 use crate::wire::{
-    ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, ElicitResult,
-    InputRequest, InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,
+    ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, InputRequest,
+    InputRequests, InputRequiredResult, InputResponse, ListRootsResult, RootsRequest,
     SamplingRequest,
 };
 
@@ -171,7 +172,10 @@ pub struct Round<'f> {
     proven_len: usize,
     /// The effects that ran in this flow, this round's included.
     ran: BTreeSet<String>,
-    app: Value,
+    /// The application data as the claims hold it (JSON text; `None` for
+    /// none): carried from state to state as it is, never parsed into a tree
+    /// unless the handler reads it.
+    app: App,
     /// What this round asks.
     next: Next,
     /// The digest of the call's arguments, when opening the state made it.
@@ -180,6 +184,9 @@ pub struct Round<'f> {
     /// state this round mints carries it.
     fresh_id: OnceLock<FlowId>,
 }
+
+/// The application data a state carries: its JSON text, or none (`null`).
+type App = Option<Box<RawValue>>;
 
 /// What a round asks, and what went wrong while it asked.
 #[derive(Debug, Default)]
@@ -201,8 +208,8 @@ struct Next {
 
 /// What the flow has for one question.
 enum Found {
-    /// The answer an earlier round, or this one, proved.
-    Carried(Map<String, Value>),
+    /// The answer an earlier round, or this one, proved (in `proven`).
+    Carried,
     /// A response in `inputResponses` to a question the state says was asked.
     Fresh,
     /// Nothing yet.
@@ -217,7 +224,7 @@ enum Found {
 #[derive(Debug)]
 pub(crate) struct Opened {
     call: Call,
-    claims: Option<Claims<Value>>,
+    claims: Option<Claims<App>>,
     /// The digest of the call's arguments, when opening the state made it.
     arguments: Option<JsonDigest>,
 }
@@ -233,7 +240,7 @@ impl Opened {
                 arguments = Some(*binding.arguments());
                 Some(
                     flow.codec()
-                        .open_at::<Value>(token, &binding, flow.clock().now())?,
+                        .open_at::<App>(token, &binding, flow.clock().now())?,
                 )
             }
         };
@@ -260,7 +267,7 @@ impl Opened {
                 let now = flow.clock().now();
                 Some(
                     flow.codec()
-                        .open_at_async::<Value>(token, &binding, now)
+                        .open_at_async::<App>(token, &binding, now)
                         .await?,
                 )
             }
@@ -290,7 +297,7 @@ impl<'f> Round<'f> {
                 let (claims, contents) = claims.into_parts();
                 (Some(claims), contents)
             }
-            None => (None, StateContents::new(Value::Null)),
+            None => (None, StateContents::new(None)),
         };
         let parts = contents.into_parts();
         let proven_len = parts
@@ -365,10 +372,8 @@ impl<'f> Round<'f> {
     /// The application state an earlier round set, if any and if it fits `T`.
     #[must_use]
     pub fn app<T: DeserializeOwned>(&self) -> Option<T> {
-        if self.app.is_null() {
-            return None;
-        }
-        serde_json::from_value(self.app.clone()).ok()
+        let app = self.app.as_deref().filter(|app| app.get() != "null")?;
+        serde_json::from_str(app.get()).ok()
     }
 
     /// Sets the application state carried (sealed) to the next round. It is
@@ -379,7 +384,8 @@ impl<'f> Round<'f> {
     ///
     /// [`RpcError::internal_error`] when `value` does not serialize to JSON.
     pub fn set_app<T: Serialize>(&mut self, value: &T) -> Result<(), RpcError> {
-        self.app = serde_json::to_value(value).map_err(|_| RpcError::internal_error())?;
+        let app = serde_json::value::to_raw_value(value).map_err(|_| RpcError::internal_error())?;
+        self.app = Some(app);
         Ok(())
     }
 
@@ -595,11 +601,14 @@ impl<'f> Round<'f> {
         let digest = JsonDigest::from_bytes(
             form.request_digest(|| *JsonDigest::of(&request(form.message()).to_json()).as_bytes()),
         );
-        let raw = match self.find(key, &digest, unsolicited) {
+        let outcome = match self.find(key, &digest, unsolicited) {
             Found::Misused => return Reply::Pending,
             Found::Nothing => return self.ask(key, request(form.message()), digest),
-            Found::Carried(carried) => {
-                return match form.validate(&Value::Object(carried)) {
+            Found::Carried => {
+                let outcome = self.proven.get(key).map_or(Verdict::Missing, |proven| {
+                    form.validate_object(proven.response())
+                });
+                return match outcome {
                     Verdict::Accepted(answers) => Reply::Accepted(answers),
                     Verdict::Declined => Reply::Declined,
                     Verdict::Cancelled => Reply::Cancelled,
@@ -609,10 +618,11 @@ impl<'f> Round<'f> {
                     }
                 };
             }
-            Found::Fresh => self.response(key).cloned().unwrap_or_default(),
+            // Validated where it lies: the untrusted value is never copied.
+            Found::Fresh => form.validate(self.response(key).unwrap_or(&Value::Null)),
         };
         let reask = |report: &Report| request(&reask_message(form, report));
-        match form.validate(&raw) {
+        match outcome {
             Verdict::Accepted(answers) if asks_again(form, answers.report()) => {
                 let report = answers.report().clone();
                 self.invalid(key, digest, reask(&report), report)
@@ -650,7 +660,12 @@ impl<'f> Round<'f> {
         let digest = JsonDigest::of(&request.to_json());
         let (response, carried) = match self.find(key, &digest, false) {
             Found::Misused => return Reply::Pending,
-            Found::Carried(carried) => (Some(InputResponse::from_object(&carried)), true),
+            Found::Carried => (
+                self.proven
+                    .get(key)
+                    .map(|proven| InputResponse::from_object(proven.response())),
+                true,
+            ),
             Found::Fresh => {
                 let responses = self.call.params().input_responses();
                 (responses.and_then(|r| r.get(key)).cloned(), false)
@@ -682,7 +697,7 @@ impl<'f> Round<'f> {
         }
         if let Some(proven) = self.proven.get(key) {
             if proven.question() == digest {
-                return Found::Carried(proven.response().clone());
+                return Found::Carried;
             }
             self.drop_answer(key);
         }
@@ -871,12 +886,23 @@ fn arguments_digest(call: &Call) -> JsonDigest {
 }
 
 /// An elicitation response as a round carries it: the action, and the
-/// checked content when a form was accepted.
+/// checked content when a form was accepted (the object [`ElicitResult`](crate::wire::ElicitResult)
+/// serializes to, built in place rather than through `serde`).
 fn elicit_response(
     action: ElicitAction,
     content: Option<Map<String, Value>>,
 ) -> Map<String, Value> {
-    object(&ElicitResult { action, content }).unwrap_or_default()
+    let action = match action {
+        ElicitAction::Accept => "accept",
+        ElicitAction::Decline => "decline",
+        ElicitAction::Cancel => "cancel",
+    };
+    let mut response = Map::new();
+    response.insert("action".to_owned(), Value::from(action));
+    if let Some(content) = content {
+        response.insert("content".to_owned(), Value::Object(content));
+    }
+    response
 }
 
 /// A response type as the JSON object it serializes to.
@@ -901,5 +927,37 @@ impl fmt::Debug for Round<'_> {
             .field("reasking", &self.next.reasks)
             .field("missing", &self.next.missing)
             .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::wire::ElicitResult;
+
+    /// The carried response built in place is the object `ElicitResult`
+    /// serializes to, for every action, with and without content.
+    #[test]
+    fn elicit_response_is_what_elicit_result_serializes_to() {
+        let content = json!({"trackingNumber": "1Z999", "n": 3});
+        let content = content.as_object().cloned();
+        for action in [
+            ElicitAction::Accept,
+            ElicitAction::Decline,
+            ElicitAction::Cancel,
+        ] {
+            for content in [None, content.clone()] {
+                let result = ElicitResult {
+                    action,
+                    content: content.clone(),
+                };
+                assert_eq!(
+                    Value::Object(elicit_response(action, content)),
+                    serde_json::to_value(&result).ok().unwrap_or_default()
+                );
+            }
+        }
     }
 }

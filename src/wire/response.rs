@@ -1,7 +1,9 @@
 //! `inputResponses`: the client's answers, untrusted.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
+use serde::de::IntoDeserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -29,10 +31,19 @@ use crate::wire::error::RpcError;
 /// assert_eq!(InputResponses::from_json(&json!(null)).unwrap_err().code(), -32602);
 /// # Ok::<(), mrtr_guard::RpcError>(())
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct InputResponses {
     raw: Map<String, Value>,
-    parsed: BTreeMap<String, InputResponse>,
+    /// `raw` classified, made on the first [`get`](Self::get): the form path
+    /// reads `raw` where it lies, and a key no question reads is never parsed.
+    parsed: OnceLock<BTreeMap<String, InputResponse>>,
+}
+
+/// Equal when the raw responses are (the classification is a function of them).
+impl PartialEq for InputResponses {
+    fn eq(&self, other: &Self) -> bool {
+        self.raw == other.raw
+    }
 }
 
 impl InputResponses {
@@ -52,20 +63,29 @@ impl InputResponses {
         let raw = value
             .as_object()
             .ok_or_else(RpcError::invalid_input_responses)?;
-        let parsed = raw
-            .iter()
-            .map(|(key, value)| Ok((key.clone(), InputResponse::from_json(value)?)))
-            .collect::<Result<_, RpcError>>()?;
+        if !raw.values().all(Value::is_object) {
+            return Err(RpcError::invalid_input_responses());
+        }
         Ok(Self {
             raw: raw.clone(),
-            parsed,
+            parsed: OnceLock::new(),
         })
     }
 
     /// The answer under `key`, classified.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<&InputResponse> {
-        self.parsed.get(key)
+        self.parsed
+            .get_or_init(|| {
+                self.raw
+                    .iter()
+                    .filter_map(|(key, value)| {
+                        let object = value.as_object()?;
+                        Some((key.clone(), InputResponse::from_object(object)))
+                    })
+                    .collect()
+            })
+            .get(key)
     }
 
     /// The raw JSON object under `key`.
@@ -105,32 +125,24 @@ pub enum InputResponse {
 }
 
 impl InputResponse {
-    fn from_json(value: &Value) -> Result<Self, RpcError> {
-        value
-            .as_object()
-            .map(Self::from_object)
-            .ok_or_else(RpcError::invalid_input_responses)
-    }
-
     /// Classifies one response object (see the type's docs).
     pub(crate) fn from_object(object: &Map<String, Value>) -> Self {
         let elicit = object.contains_key("action");
         let roots = object.contains_key("roots");
         let sampling = object.contains_key("model") || object.contains_key("role");
-        let parse = |kind: fn(Value) -> Option<Self>| {
-            kind(Value::Object(object.clone())).unwrap_or(Self::Unrecognized)
-        };
-        match (elicit, roots, sampling) {
-            (true, false, false) => parse(|v| serde_json::from_value(v).ok().map(Self::Elicit)),
-            (false, true, false) => parse(|v| {
-                serde_json::from_value::<ListRootsResult>(v)
-                    .ok()
-                    .filter(ListRootsResult::is_valid)
-                    .map(Self::Roots)
-            }),
-            (false, false, true) => parse(|v| serde_json::from_value(v).ok().map(Self::Sampling)),
-            _ => Self::Unrecognized,
+        // Read where it lies: the untrusted object is not copied first.
+        fn read<'a, T: Deserialize<'a>>(object: &'a Map<String, Value>) -> Option<T> {
+            T::deserialize(object.into_deserializer()).ok()
         }
+        let parsed = match (elicit, roots, sampling) {
+            (true, false, false) => read(object).map(Self::Elicit),
+            (false, true, false) => read::<ListRootsResult>(object)
+                .filter(ListRootsResult::is_valid)
+                .map(Self::Roots),
+            (false, false, true) => read(object).map(Self::Sampling),
+            _ => None,
+        };
+        parsed.unwrap_or(Self::Unrecognized)
     }
 }
 

@@ -9,7 +9,8 @@
 //! answer is to the question the state asked, and validates it) and then a
 //! confirmation (so the runtime mints the next state carrying the proven
 //! answer and 512 B of application data); `serde_json::to_vec` of the
-//! `input_required` response.
+//! `input_required` response, written straight from the result (a server
+//! has no reason to build a `Value` of it first).
 
 #![allow(
     clippy::unwrap_used,
@@ -28,9 +29,10 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use mrtr_guard::json::{Limits, parse_strict};
-use mrtr_guard::wire::CallParams;
+use mrtr_guard::wire::{CallParams, InputRequiredResult};
 use mrtr_guard::{Call, Flow, Form, MasterKey, Method, Mode, Round, RoundEnd, StateCodec, Stop};
 use mrtr_guard_peers::{accepted, app_data, ship_form};
+use serde::Serialize;
 use serde_json::{Value, json};
 
 const PRINCIPAL: &str = "user-7";
@@ -60,8 +62,20 @@ fn round(flow: &Flow, forms: &Forms, request: &[u8]) -> Option<Vec<u8>> {
     else {
         return None;
     };
-    let response = json!({"jsonrpc": "2.0", "id": request.get("id")?, "result": result});
+    let response = Envelope {
+        jsonrpc: "2.0",
+        id: request.get("id")?,
+        result: &result,
+    };
     serde_json::to_vec(&response).ok()
+}
+
+/// The JSON-RPC response around the result.
+#[derive(Serialize)]
+struct Envelope<'a> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: &'a InputRequiredResult,
 }
 
 fn request(id: u32, state: Option<&str>, responses: Option<Value>) -> Vec<u8> {

@@ -1,0 +1,178 @@
+//! The server `scripts/loadbench` measures (bench only, not the demo): one
+//! `rmcp` handler behind one stateless Streamable HTTP service and
+//! `ScreenLayer`, serving in one process
+//!
+//! - `ping`: a tool with no round, the baseline;
+//! - `ShipOrder`: the README's tool on mrtr-guard, sealed states;
+//! - `ShipOrderSigned`: the same on a signed codec;
+//! - `ShipOrderRmcp`: the same tool on `rmcp`'s own `request-state` feature
+//!   (`RequestStateCodec`, as `examples/tests/demo/rmcp_macros.rs` writes it).
+//!
+//! ```text
+//! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --port 9000
+//! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --no-screen
+//! ```
+//!
+//! `--no-screen` serves the same handler without `ScreenLayer`, to measure
+//! what the layer costs (bench only: a real server keeps it).
+//!
+//! `MRTR_GUARD_KEY` (base64) is the master key of both mrtr-guard codecs,
+//! `MRTR_GUARD_AUDIENCE` is the URL states are bound to
+//! (default `http://127.0.0.1:PORT/mcp`). The three `ShipOrder`s ask the same
+//! form (`trackingNumber`, 1 to 64 characters) with the same message.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mrtr_guard::rmcp::{RmcpFlow, ToolCall, ToolResponse, tool_response};
+use mrtr_guard::{Flow, Form, FormFields, KeyRing, Mode, StateCodec};
+use mrtr_guard_examples::serve;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::tool::{InputResponses, RequestState};
+use rmcp::model::{
+    CallToolResponse, CallToolResult, ContentBlock, ElicitRequest, ElicitRequestParams,
+    ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult,
+    RequestStateCodec, SealOptions, ServerCapabilities, ServerConfig,
+};
+use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use serde::Deserialize;
+
+const MESSAGE: &str = "Where should we ship the order?";
+
+/// The form, on mrtr-guard.
+#[derive(Deserialize, FormFields)]
+#[serde(rename_all = "camelCase")]
+struct Shipping {
+    #[form(min_length = 1, max_length = 64)]
+    tracking_number: String,
+}
+
+/// The form's answer, on `rmcp` (which does not check it).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Tracking {
+    tracking_number: String,
+}
+
+#[derive(Clone)]
+struct Bench {
+    sealed: RmcpFlow,
+    signed: RmcpFlow,
+    ship: Form,
+    rmcp: Arc<RequestStateCodec>,
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl Bench {
+    /// Answers pong at once: no form, no round.
+    #[tool]
+    async fn ping(&self) -> ToolResponse {
+        let pong = CallToolResult::success(vec![ContentBlock::text("pong")]);
+        Ok(CallToolResponse::Complete(pong))
+    }
+
+    /// Ship an order: asks for the tracking number (sealed states).
+    #[tool(name = "ShipOrder")]
+    async fn ship_order(&self, call: ToolCall) -> ToolResponse {
+        ship(&self.sealed, &self.ship, call).await
+    }
+
+    /// Ship an order: asks for the tracking number (signed states).
+    #[tool(name = "ShipOrderSigned")]
+    async fn ship_order_signed(&self, call: ToolCall) -> ToolResponse {
+        ship(&self.signed, &self.ship, call).await
+    }
+
+    /// Ship an order: asks for the tracking number (`rmcp`'s `request-state`).
+    #[tool(name = "ShipOrderRmcp")]
+    async fn ship_order_rmcp(
+        &self,
+        RequestState(state): RequestState,
+        InputResponses(responses): InputResponses,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let bad = |what: &str| ErrorData::invalid_params(what.to_owned(), None);
+        let Some(state) = state else {
+            let schema = ElicitationSchema::builder()
+                .required_string_with("trackingNumber", |s| s.length(1, 64))
+                .build()
+                .map_err(|e| ErrorData::internal_error(e, None))?;
+            let ask = ElicitRequest::new(ElicitRequestParams::FormElicitationParams {
+                meta: None,
+                message: MESSAGE.into(),
+                requested_schema: schema,
+            });
+            let options = SealOptions::new()
+                .associated_data(b"ShipOrderRmcp")
+                .ttl(Duration::from_secs(600));
+            let state = self.rmcp.seal_with(b"ship", &options);
+            let asks = [("ship".to_owned(), InputRequest::Elicitation(ask))].into();
+            return Ok(InputRequiredResult::new(Some(asks), Some(state)).into());
+        };
+        let opened = self.rmcp.open_with(&state, b"ShipOrderRmcp");
+        opened.map_err(|_| bad("invalid requestState"))?;
+        let answer = responses.and_then(|r| r.get("ship").cloned());
+        let answer = answer.ok_or_else(|| bad("no answer"))?;
+        let answer: ElicitResult = serde_json::from_value(answer).map_err(|_| bad("bad answer"))?;
+        let text = match (answer.action, answer.content) {
+            (ElicitationAction::Accept, Some(content)) => {
+                let tracking: Tracking =
+                    serde_json::from_value(content).map_err(|_| bad("bad answer"))?;
+                format!("Shipped as {}.", tracking.tracking_number)
+            }
+            _ => "Shipping cancelled.".to_owned(),
+        };
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+    }
+}
+
+/// The README's `ShipOrder` round on `flow`.
+async fn ship(flow: &RmcpFlow, form: &Form, call: ToolCall) -> ToolResponse {
+    let mut round = flow.round(call).await?;
+    let answers = round.require("ship", form);
+    let shipped = answers.and_then(|a| Ok(a.bind::<Shipping>()?.tracking_number));
+    tool_response(round, shipped.map(|number| format!("Shipped as {number}.")))
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for Bench {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let port = serve::port(8080)?;
+    let audience = std::env::var("MRTR_GUARD_AUDIENCE")
+        .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
+    let codec = |mode| -> Result<StateCodec, Box<dyn std::error::Error>> {
+        let key = KeyRing::new(serve::master_key()?);
+        let builder = StateCodec::builder(audience.clone(), key).mode(mode);
+        Ok(builder.allow_anonymous().build()?)
+    };
+    let sealed = RmcpFlow::anonymous(Flow::new(codec(Mode::Sealed)?));
+    let signed = RmcpFlow::anonymous(Flow::new(codec(Mode::Signed)?));
+    let bench = Bench {
+        sealed,
+        signed,
+        ship: Form::of::<Shipping>(MESSAGE)
+            .build()
+            .map_err(|error| format!("the form does not build: {error}"))?,
+        rmcp: Arc::new(RequestStateCodec::try_new(rand_key()?)?),
+        tool_router: Bench::tool_router(),
+    };
+    let app = if std::env::args().any(|arg| arg == "--no-screen") {
+        serve::router_unscreened(bench)
+    } else {
+        serve::router(bench)
+    };
+    serve::serve_app(port, app).await
+}
+
+/// A fresh key for `rmcp`'s codec (its states need not outlive the process).
+fn rand_key() -> std::io::Result<[u8; 32]> {
+    let mut key = [0; 32];
+    std::io::Read::read_exact(&mut std::fs::File::open("/dev/urandom")?, &mut key)?;
+    Ok(key)
+}
