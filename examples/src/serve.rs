@@ -1,15 +1,9 @@
 //! What both example servers share: port and key from the environment, and
-//! stateless Streamable HTTP on 127.0.0.1 behind the library's
-//! `ScreenLayer`.
-
-use std::sync::Arc;
+//! serving the service the library's `McpServer` built on 127.0.0.1.
 
 use mrtr_guard::MasterKey;
-use mrtr_guard::tower::ScreenLayer;
+use mrtr_guard::rmcp::McpService;
 use rmcp::ServerHandler;
-use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
-use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
-use tower_layer::Layer;
 
 /// The port from `--port N`, else `PORT`, else `default`.
 pub fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
@@ -43,32 +37,21 @@ pub fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
     }
 }
 
-/// `handler` at `/mcp`, stateless Streamable HTTP behind the library's
-/// `ScreenLayer`: the app `serve` runs (tests serve it on their own listener).
-pub fn router<H>(handler: H) -> axum::Router
+/// `service` at `/mcp`: the app `serve` runs (tests serve it on their own
+/// listener).
+pub fn router<H>(service: McpService<H>) -> axum::Router
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
-    let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
-        .with_json_response(true);
-    let service = StreamableHttpService::new(
-        move || Ok(handler.clone()),
-        Arc::new(NeverSessionManager::default()),
-        config,
-    );
-    // Bodies rmcp would misread (duplicate keys, lone surrogates, null retry
-    // fields, over 1 MiB or 32 levels deep) are refused before it parses them.
-    axum::Router::new().nest_service("/mcp", ScreenLayer::new().layer(service))
+    axum::Router::new().nest_service("/mcp", service)
 }
 
-/// Serves `handler` at `http://127.0.0.1:{port}/mcp`, statelessly, until
-/// Ctrl-C.
-pub async fn serve<H>(port: u16, handler: H) -> Result<(), Box<dyn std::error::Error>>
+/// Serves `service` at `http://127.0.0.1:{port}/mcp` until Ctrl-C.
+pub async fn serve<H>(port: u16, service: McpService<H>) -> Result<(), Box<dyn std::error::Error>>
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
-    let app = router(handler);
+    let app = router(service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     axum::serve(listener, app)

@@ -73,6 +73,8 @@ mod error;
 mod extract;
 mod flow;
 mod response;
+#[cfg(feature = "server")]
+mod server;
 
 pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
@@ -80,3 +82,5 @@ pub use flow::{PrincipalFn, RmcpFlow};
 pub use response::{
     ToolResponse, input_required, prompt_response, resource_response, tool_response,
 };
+#[cfg(feature = "server")]
+pub use server::{McpServer, McpServerBuilder, McpService, ServerConfigError};

@@ -44,6 +44,12 @@ pub enum Misuse {
         /// Its share.
         max: usize,
     },
+    /// A round was opened from an `rmcp` `ToolCall` over HTTP without the
+    /// raw arguments the client sent: the handler is not served behind
+    /// `ScreenLayer` (`mrtr_guard::rmcp::McpServer` puts it there), or the
+    /// arguments were for another call. Bound to what the tool's
+    /// extractors left, the state could be bound to `{}`.
+    ArgumentsUnbound,
 }
 
 impl Misuse {
@@ -54,6 +60,7 @@ impl Misuse {
             Self::NothingAsked => "nothing_asked",
             Self::KeyReused { .. } => "key_reused",
             Self::StateTooLarge { .. } => "state_too_large",
+            Self::ArgumentsUnbound => "arguments_unbound",
         }
     }
 
@@ -91,6 +98,11 @@ impl fmt::Display for Misuse {
                 f,
                 "the state's questions, effect names and application data take {len} bytes \
                  of claims, more than their share of {max}"
+            ),
+            Self::ArgumentsUnbound => f.write_str(
+                "the call's raw arguments are not in the request: serve the handler with \
+                 mrtr_guard::rmcp::McpServer (or behind mrtr_guard::tower::ScreenLayer), \
+                 or open the round with RmcpFlow::tool_round",
             ),
         }
     }

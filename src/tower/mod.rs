@@ -61,9 +61,9 @@
 
 // The layer and its settings, the service it makes (request screening), and
 // the response rewrite that puts forms' fields back in declared order.
-mod layer;
+pub(crate) mod layer;
 mod order;
-mod service;
+pub(crate) mod service;
 
 pub use layer::ScreenLayer;
 pub use service::{Screen, ScreenFuture, ScreenedBody};

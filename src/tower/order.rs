@@ -11,7 +11,7 @@ use bytes::Bytes;
 use http::Response;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http_body::Body;
-use http_body_util::{BodyExt, Either, Full};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
@@ -25,9 +25,11 @@ use crate::wire::{OrderedSchema, PROPERTY_ORDER_META, RpcError};
 /// error when the body cannot be read.
 pub(super) async fn in_declared_order<B>(
     response: Response<B>,
+    max_bytes: usize,
 ) -> Result<Response<Either<Full<Bytes>, B>>, RpcError>
 where
     B: Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let is_json = response
         .headers()
@@ -38,8 +40,8 @@ where
         return Ok(response.map(Either::Right));
     }
     let (mut parts, body) = response.into_parts();
-    let Ok(collected) = body.collect().await else {
-        return Err(RpcError::internal_error());
+    let Ok(collected) = Limited::new(body, max_bytes).collect().await else {
+        return Err(RpcError::response_too_large());
     };
     let bytes = collected.to_bytes();
     let body = match apply_property_order(&bytes) {
