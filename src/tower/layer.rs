@@ -54,7 +54,7 @@ impl ScreenLayer {
     /// no principal: the `rmcp` server builder's check, for a codec that
     /// refuses anonymous states.
     #[cfg_attr(
-        not(feature = "rmcp"),
+        not(feature = "server"),
         expect(dead_code, reason = "used by the rmcp server builder")
     )]
     #[must_use]
