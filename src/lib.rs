@@ -82,25 +82,39 @@
 //! [`Flow`] (once per server) and [`Round`] (once per call) turn the codec
 //! and the forms into a handler written once: see the [`Round`] docs and
 //! docs/GUIDE.md. The handler runs again from the top in every round; an effect that
-//! must happen once per flow goes through [`Round::once`]. Invalid answers are
-//! asked again saying why, and a flow whose answers keep failing, or that
+//! must happen once per flow goes through [`Round::once`], and
+//! [`Round::flow_id`] gives the flow's identifier for idempotency keys where
+//! `once` is not enough (a replayed state, without a replay guard). Invalid
+//! answers are asked again saying why, and a flow whose answers keep failing, or that
 //! reaches its round cap or deadline while asking, ends with
-//! [`Response::Failed`] (a tool error); the answers a flow carries share
+//! [`RoundEnd::Aborted`] (a tool error); the answers a flow carries share
 //! [`Flow::answer_budget`], so an accepted answer never makes a later state
 //! too long to mint. Feature `rmcp` adds `mrtr_guard::rmcp`, the adapter
 //! to the official Rust SDK.
 //!
+//! **Which rule for an invalid optional answer.** In a [`Round`], an answer
+//! in which any given field is invalid, required or optional, is asked again
+//! (`Please correct:` and the field, never the value), and counts toward the
+//! three invalid answers that end the flow: a user's input is never dropped
+//! without their knowing. A field marked [`Field::drop_if_invalid`] (or every
+//! optional field, [`form::FormBuilder::drop_invalid_optional`]) has the
+//! invalid value dropped instead, for answers that are only hints. The
+//! standalone [`Form::validate`] keeps its own documented rule: it drops an
+//! invalid optional value, accepts the rest, and reports what it dropped
+//! ([`Report::issues`]). A form that does not build inside a handler is a
+//! server bug: `?` turns its [`form::FormError`] into an internal error that
+//! keeps the reason ([`runtime::Misuse::InvalidForm`]).
+//!
 //! # How a call ends
 //!
-//! Four enums, one job each. [`Reply`] is the state of one question in a
-//! round (answered, declined, still pending, invalid…): the handler matches
-//! it to decide what to do next. [`Stop`] is the handler's early exit, made
-//! by `?` ([`Round::require`] asks and stops; a binding error fails).
-//! [`Response`] is how the whole round ended, the value the adapter puts on
-//! the wire: complete, input required, or failed. [`form::Outcome`] is the
-//! standalone validator's verdict on one `ElicitResult`, for code that checks
-//! forms without the runtime; a runtime user never sees it, so it stays in
-//! [`form`].
+//! Each type is named for its job. [`Reply`] is what one question got in
+//! this round (accepted, declined, pending, invalid…). [`Stop`] is the
+//! handler's early exit by `?`: ask ([`Round::require`]), a decline, or
+//! [`Stop::Error`], a JSON-RPC error. [`RoundEnd`] is how the round ended,
+//! what the adapter puts on the wire: complete, input required, declined, or
+//! [`RoundEnd::Aborted`] with a [`runtime::AbortReason`] the user is told in a
+//! tool error. [`form::Verdict`] is the standalone validator's verdict on one
+//! `ElicitResult`, for code that checks forms without the runtime.
 //!
 //! # Where things are
 //!
@@ -115,7 +129,7 @@
 //! 3. [`state`] (the `requestState` codec's parts: [`state::Claims`],
 //!    [`state::TokenInfo`], key and policy errors) and [`form`] (field kinds,
 //!    reports, the standalone validator);
-//! 4. [`runtime`] ([`Flow`], [`Round`], clocks, [`runtime::Failure`] and the
+//! 4. [`runtime`] ([`Flow`], [`Round`], clocks, [`runtime::AbortReason`] and the
 //!    handler's [`runtime::Misuse`]);
 //! 5. `rmcp` and `tower` (features of the same names), the adapters.
 //!
@@ -201,7 +215,7 @@ pub use wire::Method;
 #[cfg(feature = "redis")]
 pub use state::RedisReplayGuard;
 // The write-once multi-round handler and how a call ends.
-pub use runtime::{Call, Flow, Reply, Response, Round, Stop};
+pub use runtime::{Call, Flow, Reply, Round, RoundEnd, Stop};
 // Forms: the questions, and the answers once validated.
 pub use form::{Answers, Field, Form, FormChoice, FormFields, Report};
 // `#[derive(FormFields, FormChoice)]`, named like the traits (feature `derive`).

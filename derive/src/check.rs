@@ -4,10 +4,10 @@
 
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote, quote_spanned};
-use syn::{Error, Result, Type};
+use syn::{Error, Expr, ExprLit, ExprUnary, Lit, Result, Type, UnOp};
 
 use crate::names::Errors;
-use crate::settings::{FieldSettings, Setting};
+use crate::settings::{FieldSettings, Number, Setting};
 use crate::shape::Shape;
 
 /// What a setting applies to.
@@ -78,6 +78,11 @@ pub(crate) fn check(s: &FieldSettings, ty: &Type) -> Result<TokenStream> {
         ("maximum", s.maximum.map(|x| x.span), Applies::Number),
         ("min_items", s.min_items.map(|x| x.span), Applies::Items),
         ("max_items", s.max_items.map(|x| x.span), Applies::Items),
+        (
+            "refuse_duplicates",
+            s.refuse_duplicates.map(|x| x.span),
+            Applies::Items,
+        ),
     ];
     let mut errors = Errors::default();
     let mut checks = TokenStream::new();
@@ -106,8 +111,87 @@ pub(crate) fn check(s: &FieldSettings, ty: &Type) -> Result<TokenStream> {
     ));
     errors.keep(in_order(s.min_items, s.max_items, "min_items", "max_items"));
     errors.keep(bounds(s, shape));
+    errors.keep(default_fits(s));
     errors.finish()?;
     Ok(checks)
+}
+
+/// A literal default within the field's own bounds and lengths (its type
+/// the compiler checks): a default the form would refuse is a compile error
+/// rather than a start-up one.
+fn default_fits(s: &FieldSettings) -> Result<()> {
+    let Some(default) = &s.default else {
+        return Ok(());
+    };
+    let span = default.value.span();
+    let Some(value) = default.value.one() else {
+        return Ok(());
+    };
+    if let Some(n) = number_literal(value) {
+        let v = n.as_f64();
+        if let Some(lo) = s.minimum.filter(|lo| v < lo.value.as_f64()) {
+            return Err(Error::new(
+                span,
+                format!("the default is below `minimum` ({})", show(lo.value)),
+            ));
+        }
+        if let Some(hi) = s.maximum.filter(|hi| v > hi.value.as_f64()) {
+            return Err(Error::new(
+                span,
+                format!("the default is above `maximum` ({})", show(hi.value)),
+            ));
+        }
+    }
+    if let Expr::Lit(ExprLit {
+        lit: Lit::Str(text),
+        ..
+    }) = value
+    {
+        let len = u64::try_from(text.value().chars().count()).unwrap_or(u64::MAX);
+        if let Some(lo) = s.min_length.filter(|lo| len < lo.value) {
+            return Err(Error::new(
+                span,
+                format!("the default is shorter than `min_length` ({})", lo.value),
+            ));
+        }
+        if let Some(hi) = s.max_length.filter(|hi| len > hi.value) {
+            return Err(Error::new(
+                span,
+                format!("the default is longer than `max_length` ({})", hi.value),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `3`, `-3`, `2.5` written as the expression.
+fn number_literal(expr: &Expr) -> Option<Number> {
+    match expr {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => i.base10_parse().ok().map(Number::Int),
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(f), ..
+        }) => f.base10_parse().ok().map(Number::Float),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr,
+            ..
+        }) => match number_literal(expr)? {
+            Number::Int(i) => Some(Number::Int(i.checked_neg()?)),
+            Number::Float(f) => Some(Number::Float(-f)),
+        },
+        Expr::Group(g) => number_literal(&g.expr),
+        Expr::Paren(p) => number_literal(&p.expr),
+        _ => None,
+    }
+}
+
+fn show(n: Number) -> String {
+    match n {
+        Number::Int(i) => i.to_string(),
+        Number::Float(f) => f.to_string(),
+    }
 }
 
 fn in_order(lo: Option<Setting<u64>>, hi: Option<Setting<u64>>, l: &str, h: &str) -> Result<()> {

@@ -21,12 +21,13 @@ pub(crate) fn expand(input: &DeriveInput) -> Result<TokenStream> {
     refuse_on_type(&input.attrs)?;
     let container = Container::parse(&input.attrs, ENUM_REFUSES)?;
     let mut errors = Errors::default();
-    let offered: Vec<Offered> = data
+    let parsed: Vec<(&syn::Ident, Option<Offered>)> = data
         .variants
         .iter()
-        .filter_map(|v| errors.keep(Offered::parse(v, &container)).flatten())
+        .filter_map(|v| Some((&v.ident, errors.keep(Offered::parse(v, &container))?)))
         .collect();
     errors.finish()?;
+    let offered: Vec<&Offered> = parsed.iter().filter_map(|(_, o)| o.as_ref()).collect();
     check_offered(&offered, &input.ident)?;
 
     let ident = &input.ident;
@@ -39,6 +40,13 @@ pub(crate) fn expand(input: &DeriveInput) -> Result<TokenStream> {
         };
         quote!((#value, #title))
     });
+    let arms = parsed.iter().map(|(variant, offered)| match offered {
+        Some(o) => {
+            let value = &o.wire;
+            quote!(Self::#variant => ::core::option::Option::Some(#value))
+        }
+        None => quote!(Self::#variant => ::core::option::Option::None),
+    });
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::mrtr_guard::FormChoice for #ident #ty_generics #where_clause {
@@ -46,7 +54,40 @@ pub(crate) fn expand(input: &DeriveInput) -> Result<TokenStream> {
                 &[#(#options),*]
             }
         }
+        #[automatically_derived]
+        impl #impl_generics ::mrtr_guard::__private::ChoiceValue for #ident #ty_generics #where_clause {
+            fn wire_value(&self) -> ::core::option::Option<&'static str> {
+                match self {
+                    #(#arms,)*
+                }
+            }
+        }
     })
+}
+
+/// Impls that offer nothing, beside the errors of a derive that failed: the
+/// mistake is reported once, where it was made, not again where the type is
+/// used.
+pub(crate) fn fallback(input: &DeriveInput) -> TokenStream {
+    let mut tokens = crate::empty_impl(
+        input,
+        quote!(::mrtr_guard::FormChoice),
+        quote! {
+            fn choices() -> &'static [(&'static str, ::core::option::Option<&'static str>)] {
+                &[]
+            }
+        },
+    );
+    tokens.extend(crate::empty_impl(
+        input,
+        quote!(::mrtr_guard::__private::ChoiceValue),
+        quote! {
+            fn wire_value(&self) -> ::core::option::Option<&'static str> {
+                ::core::option::Option::None
+            }
+        },
+    ));
+    tokens
 }
 
 /// A variant offered as an option.
@@ -86,7 +127,7 @@ impl Offered {
 }
 
 /// At least one option, distinct non-empty values, all titled or none.
-fn check_offered(offered: &[Offered], ident: &syn::Ident) -> Result<()> {
+fn check_offered(offered: &[&Offered], ident: &syn::Ident) -> Result<()> {
     let Some(first) = offered.first() else {
         return Err(Error::new_spanned(
             ident,

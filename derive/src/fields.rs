@@ -15,6 +15,27 @@ use crate::check::check;
 use crate::names::{Errors, check_unique, wire};
 use crate::serde_attrs::{Container, FIELD_REFUSES, Member, STRUCT_REFUSES};
 use crate::settings::{FieldSettings, refuse_on_type};
+use crate::shape::{Shape, is_option};
+
+/// Why a map is not a field, and what to do instead.
+const FLAT: &str = "MCP forms are flat: a field is one text, number, yes/no or choice, \
+     so a map cannot be a field; ask for each entry as a field of its own, or with \
+     several forms (in one round or in several)";
+
+/// An `impl FormFields` with no fields, beside the errors of a derive that
+/// failed: the type still implements the trait, so that the mistake is
+/// reported once, where it was made, and not again wherever the type is used.
+pub(crate) fn fallback(input: &DeriveInput) -> TokenStream {
+    crate::empty_impl(
+        input,
+        quote!(::mrtr_guard::FormFields),
+        quote! {
+            fn form_fields() -> ::std::vec::Vec<::mrtr_guard::Field> {
+                ::std::vec::Vec::new()
+            }
+        },
+    )
+}
 
 /// The `impl FormFields` for `input`.
 pub(crate) fn expand(input: &DeriveInput) -> Result<TokenStream> {
@@ -92,6 +113,9 @@ struct Asked<'a> {
 impl<'a> Asked<'a> {
     /// The field as asked, or `None` when serde skips it.
     fn parse(field: &'a Field, container: &Container) -> Result<Option<Self>> {
+        if Shape::of(&field.ty) == Shape::Map {
+            return Err(Error::new_spanned(&field.ty, FLAT));
+        }
         let mut errors = Errors::default();
         let settings = errors.keep(FieldSettings::parse(&field.attrs));
         let serde = errors.keep(Member::parse(&field.attrs, FIELD_REFUSES));
@@ -107,13 +131,25 @@ impl<'a> Asked<'a> {
         if serde.skip {
             return Ok(None);
         }
+        let optional = serde.default || container.default;
+        if let Some(drop) = &settings.drop_if_invalid {
+            let shape = Shape::of(&field.ty);
+            if !optional && !is_option(&field.ty) && shape != Shape::Other {
+                return Err(Error::new(
+                    drop.span,
+                    "`drop_if_invalid` applies to optional fields (`Option<T>` or \
+                     `#[serde(default)]`): an invalid answer to a required field is always \
+                     asked again",
+                ));
+            }
+        }
         Ok(Some(Self {
             ty: &field.ty,
             wire: wire(serde.rename, ident, container.rename_all, Case::field),
             span: ident.span(),
             settings,
             description: description(&field.attrs),
-            optional: serde.default || container.default,
+            optional,
             checks,
         }))
     }
@@ -121,10 +157,16 @@ impl<'a> Asked<'a> {
     /// `{ checks; <T as FieldType>::field("wire").setting(..)... }`
     fn expr(&self) -> TokenStream {
         let (ty, wire, checks) = (self.ty, &self.wire, &self.checks);
-        let mut calls = self.settings.calls();
-        if let Some(d) = &self.description {
+        let mut calls = Vec::new();
+        if let Some(d) = self
+            .description
+            .as_ref()
+            .filter(|_| self.settings.description.is_none())
+        {
             calls.push(quote!(.description(#d)));
         }
+        calls.extend(self.settings.calls());
+        calls.extend(self.settings.default_call(ty));
         if self.optional {
             calls.push(quote!(.optional()));
         }

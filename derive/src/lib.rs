@@ -41,20 +41,55 @@ use syn::DeriveInput;
 /// **Text.** A field's doc comment is its description (lines joined,
 /// paragraphs kept); the title defaults to the wire name made readable.
 ///
-/// **Settings**, in `#[form(...)]` on a field, literals only:
+/// **Settings**, in `#[form(...)]` on a field:
 ///
 /// | setting | applies to |
 /// |---|---|
 /// | `title = "..."` | any field |
+/// | `description = "..."` (replaces the doc comment) | any field |
+/// | `default = value` | text, boolean, number and choice fields (below) |
 /// | `min_length = n`, `max_length = n` | `String` |
 /// | `format = "email"`, `"uri"`, `"date"`, `"date-time"` | `String` |
 /// | `minimum = x`, `maximum = x` | integers (whole, in the type's range) and floats |
 /// | `min_items = n`, `max_items = n` | `Vec` |
+/// | `refuse_duplicates` | `Vec` |
+/// | `drop_if_invalid` | optional fields |
 ///
-/// A setting on the wrong type, an unknown setting or format, or a minimum
-/// above its maximum is a compile error at the setting. The type is read from
-/// its name: for a type the macro cannot tell (an alias), the compiler checks
-/// the setting instead (`` `Alias` is not a text field ``).
+/// `default` is what the client may pre-fill, written as the field's Rust
+/// value: `"text"` for a `String`, `true`, `4`, `-0.5` for the booleans and
+/// numbers (a literal of the field's own type: `4.0` for an `f64`),
+/// `Speed::NextDay` for a `#[derive(FormChoice)]` enum, `[Role::Admin]` for a
+/// `Vec` of one (`["a"]` for a `Vec<String>`); the same for `Option<T>`. The
+/// compiler checks it against the field's type, at the value; a literal
+/// outside the field's `minimum`/`maximum` or lengths is refused by the macro,
+/// anything else the field would refuse (a bad `format`, a variant serde
+/// skips) by the form's build.
+///
+/// `drop_if_invalid`: in a round, an invalid answer to this optional field is
+/// dropped and the rest accepted, instead of the form being asked again (the
+/// default, so that nothing the user typed is lost unseen). For answers that
+/// are only hints; see `Field::drop_if_invalid`.
+///
+/// A required `Vec` field accepts `[]` (the key is there, nothing picked),
+/// as JSON Schema's `required` means; add `min_items = 1` to need a pick.
+///
+/// Left out, on purpose: `options`/`titled_option` (a choice's options come
+/// from its `FormChoice` enum, so the answer binds to a variant; a
+/// `Vec<String>` multi-choice gets its options from
+/// `FormBuilder::configure`), `required`/`optional` (the type says it:
+/// `Option<T>`, `#[serde(default)]`), the form's message and
+/// `drop_invalid_optional` (per form, on `Form::of::<T>(message)`, so one type
+/// can back several forms).
+///
+/// A setting on the wrong type, an unknown setting or format, a minimum above
+/// its maximum, or a `HashMap`/`BTreeMap` field is one compile error, at the
+/// mistake. The type is read from its name: for a type the macro cannot tell
+/// (an alias, a struct of yours), the compiler checks instead
+/// (`` `Alias` is not a text field ``, `` `Room` is not a form field type ``).
+/// MCP forms are flat: a nested struct or a map is not a field; ask for it
+/// with a form of its own (several forms in one round, or one per round). A
+/// failed derive still implements the trait, so the error is not repeated
+/// where the type is used.
 ///
 /// ```ignore
 /// #[derive(Deserialize, FormFields)]
@@ -63,14 +98,14 @@ use syn::DeriveInput;
 ///     /// As printed on the label.
 ///     #[form(title = "Tracking number", max_length = 40)]
 ///     tracking_number: String,
-///     #[form(minimum = 1, maximum = 10)]
+///     #[form(minimum = 1, maximum = 10, default = 1)]
 ///     quantity: u8,
 ///     gift_note: Option<String>,
 /// }
 /// ```
 #[proc_macro_derive(FormFields, attributes(form, serde))]
 pub fn derive_form_fields(input: TokenStream) -> TokenStream {
-    derive(input, fields::expand)
+    derive(input, fields::expand, fields::fallback)
 }
 
 /// Implements `mrtr_guard::FormChoice` for an enum of unit variants: each
@@ -96,16 +131,42 @@ pub fn derive_form_fields(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro_derive(FormChoice, attributes(form, serde))]
 pub fn derive_form_choice(input: TokenStream) -> TokenStream {
-    derive(input, choice::expand)
+    derive(input, choice::expand, choice::fallback)
 }
 
-/// `expand` on the parsed input; errors become `compile_error!`s at their spans.
+/// `impl <trait_path> for <the input type> { <items> }`, with the input's
+/// generics: the fallback impls of a derive that failed.
+fn empty_impl(
+    input: &DeriveInput,
+    trait_path: proc_macro2::TokenStream,
+    items: proc_macro2::TokenStream,
+) -> proc_macro2::TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    quote::quote! {
+        #[automatically_derived]
+        impl #impl_generics #trait_path for #ident #ty_generics #where_clause { #items }
+    }
+}
+
+/// `expand` on the parsed input. Errors become `compile_error!`s at their
+/// spans, beside `fallback`'s impl of the trait: one error per mistake, none
+/// where the type is used.
 fn derive(
     input: TokenStream,
     expand: fn(&DeriveInput) -> syn::Result<proc_macro2::TokenStream>,
+    fallback: fn(&DeriveInput) -> proc_macro2::TokenStream,
 ) -> TokenStream {
-    syn::parse::<DeriveInput>(input)
-        .and_then(|input| expand(&input))
-        .unwrap_or_else(syn::Error::into_compile_error)
-        .into()
+    let input = match syn::parse::<DeriveInput>(input) {
+        Ok(input) => input,
+        Err(error) => return error.into_compile_error().into(),
+    };
+    match expand(&input) {
+        Ok(tokens) => tokens.into(),
+        Err(error) => {
+            let mut tokens = error.into_compile_error();
+            tokens.extend(fallback(&input));
+            tokens.into()
+        }
+    }
 }

@@ -2,10 +2,11 @@
 //! span of each key so that a mistake is reported where it was written.
 
 use proc_macro2::{Literal, Span, TokenStream};
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::meta::ParseNestedMeta;
+use syn::parse::Parse;
 use syn::spanned::Spanned;
-use syn::{Attribute, Error, Lit, LitStr, Result, Token};
+use syn::{Attribute, Error, Expr, Lit, LitStr, Result, Token};
 
 /// A setting's value and where its key was written.
 #[derive(Debug, Clone, Copy)]
@@ -51,6 +52,53 @@ pub(crate) enum Format {
     DateTime,
 }
 
+/// A default as written: one expression, or `[a, b]` (the items of a
+/// multi-choice), kept with its span.
+#[derive(Clone)]
+pub(crate) enum Written {
+    One(Expr),
+    Items(Vec<Expr>, Span),
+}
+
+impl Written {
+    /// `[a, b]` is read here: `syn` without its `full` feature parses no
+    /// array expression.
+    fn parse(input: syn::parse::ParseStream<'_>) -> Result<Self> {
+        if input.peek(syn::token::Bracket) {
+            let content;
+            let bracket = syn::bracketed!(content in input);
+            let items = content.parse_terminated(Expr::parse, Token![,])?;
+            return Ok(Self::Items(
+                items.into_iter().collect(),
+                bracket.span.join(),
+            ));
+        }
+        Ok(Self::One(input.parse()?))
+    }
+
+    pub(crate) fn span(&self) -> Span {
+        match self {
+            Self::One(expr) => expr.span(),
+            Self::Items(_, span) => *span,
+        }
+    }
+
+    /// The one expression, if it is not a list.
+    pub(crate) fn one(&self) -> Option<&Expr> {
+        match self {
+            Self::One(expr) => Some(expr),
+            Self::Items(..) => None,
+        }
+    }
+}
+
+/// `syn` is built without `Debug`.
+impl std::fmt::Debug for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Written(..)")
+    }
+}
+
 /// The settings of one field.
 #[derive(Debug, Default)]
 pub(crate) struct FieldSettings {
@@ -62,10 +110,15 @@ pub(crate) struct FieldSettings {
     pub(crate) min_items: Option<Setting<u64>>,
     pub(crate) max_items: Option<Setting<u64>>,
     pub(crate) format: Option<Setting<Format>>,
+    pub(crate) description: Option<Setting<String>>,
+    /// The expression as written; the compiler checks its type.
+    pub(crate) default: Option<Setting<Written>>,
+    pub(crate) refuse_duplicates: Option<Setting<()>>,
+    pub(crate) drop_if_invalid: Option<Setting<()>>,
 }
 
-const FIELD_KEYS: &str =
-    "title, min_length, max_length, minimum, maximum, min_items, max_items, format";
+const FIELD_KEYS: &str = "title, description, default, min_length, max_length, format, \
+     minimum, maximum, min_items, max_items, refuse_duplicates, drop_if_invalid";
 
 impl FieldSettings {
     /// The settings in every `#[form(...)]` on a field.
@@ -73,6 +126,10 @@ impl FieldSettings {
         let mut s = Self::default();
         for_each_setting(attrs, |meta| match key(&meta).as_str() {
             "title" => put(&mut s.title, &meta, title(&meta)?),
+            "description" => put(&mut s.description, &meta, text(&meta, "description")?),
+            "default" => put(&mut s.default, &meta, Written::parse(meta.value()?)?),
+            "refuse_duplicates" => put(&mut s.refuse_duplicates, &meta, flag(&meta)?),
+            "drop_if_invalid" => put(&mut s.drop_if_invalid, &meta, flag(&meta)?),
             "min_length" => put(&mut s.min_length, &meta, count(&meta)?),
             "max_length" => put(&mut s.max_length, &meta, count(&meta)?),
             "minimum" => put(&mut s.minimum, &meta, number(&meta)?),
@@ -91,6 +148,10 @@ impl FieldSettings {
         if let Some(t) = &self.title {
             let t = &t.value;
             calls.push(quote!(.title(#t)));
+        }
+        if let Some(d) = &self.description {
+            let d = &d.value;
+            calls.push(quote!(.description(#d)));
         }
         for (name, count) in [
             ("min_length", self.min_length),
@@ -121,7 +182,31 @@ impl FieldSettings {
             };
             calls.push(quote!(.format(::mrtr_guard::form::Format::#f)));
         }
+        for (name, flag) in [
+            ("refuse_duplicates", self.refuse_duplicates),
+            ("drop_if_invalid", self.drop_if_invalid),
+        ] {
+            if let Some(f) = flag {
+                let method = syn::Ident::new(name, f.span);
+                calls.push(quote!(.#method()));
+            }
+        }
         calls
+    }
+
+    /// `.default(..)` for a field of type `ty`: a call that type-checks only
+    /// when the value fits the field, the mismatch reported at the value. An
+    /// array (the items of a multi-choice) is passed as a slice.
+    pub(crate) fn default_call(&self, ty: &syn::Type) -> Option<TokenStream> {
+        let written = &self.default.as_ref()?.value;
+        let span = written.span();
+        let value = match written {
+            Written::Items(items, _) => quote_spanned!(span=> &[#(#items),*]),
+            Written::One(value) => quote!(#value),
+        };
+        Some(quote_spanned! {span=>
+            .default(::mrtr_guard::__private::default::<#ty>(#value))
+        })
     }
 }
 
@@ -172,12 +257,28 @@ fn put<T>(slot: &mut Option<Setting<T>>, meta: &ParseNestedMeta<'_>, value: T) -
 }
 
 fn title(meta: &ParseNestedMeta<'_>) -> Result<String> {
+    text(meta, "title")
+}
+
+/// A non-blank string literal; `what` names it in the error.
+fn text(meta: &ParseNestedMeta<'_>, what: &str) -> Result<String> {
     let lit: LitStr = meta.value()?.parse()?;
-    let title = lit.value();
-    if title.trim().is_empty() {
-        return Err(Error::new(lit.span(), "a title must not be blank"));
+    let text = lit.value();
+    if text.trim().is_empty() {
+        return Err(Error::new(
+            lit.span(),
+            format!("a {what} must not be blank"),
+        ));
     }
-    Ok(title)
+    Ok(text)
+}
+
+/// A setting written as a bare word, `#[form(refuse_duplicates)]`.
+fn flag(meta: &ParseNestedMeta<'_>) -> Result<()> {
+    if meta.input.peek(Token![=]) {
+        return Err(meta.error("this setting takes no value: write it alone"));
+    }
+    Ok(())
 }
 
 fn count(meta: &ParseNestedMeta<'_>) -> Result<u64> {

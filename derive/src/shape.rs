@@ -14,6 +14,8 @@ pub(crate) enum Shape {
     Bool,
     /// A `Vec` of anything: a multi-choice.
     List,
+    /// `HashMap`, `BTreeMap`, `IndexMap`: never a field (forms are flat).
+    Map,
     Other,
 }
 
@@ -48,6 +50,12 @@ impl Shape {
             return Self::Other;
         };
         let name = plain_path(path);
+        let last = path.path.segments.last().map(|s| s.ident.to_string());
+        if path.qself.is_none()
+            && matches!(last.as_deref(), Some("HashMap" | "BTreeMap" | "IndexMap"))
+        {
+            return Self::Map;
+        }
         if let Some(inner) = only_type_argument(path) {
             return match name.as_str() {
                 "Option" | "std::option::Option" | "core::option::Option" => Self::of(inner),
@@ -74,9 +82,22 @@ impl Shape {
             Self::Float => "a float field",
             Self::Bool => "a boolean field",
             Self::List => "a multi-choice field",
+            Self::Map => "a map",
             Self::Other => "this field",
         }
     }
+}
+
+/// Whether `ty` is written as an `Option<_>`.
+pub(crate) fn is_option(ty: &Type) -> bool {
+    let Type::Path(path) = ungroup(ty) else {
+        return false;
+    };
+    only_type_argument(path).is_some()
+        && matches!(
+            plain_path(path).as_str(),
+            "Option" | "std::option::Option" | "core::option::Option"
+        )
 }
 
 /// `(T)` and invisible groups (a type from a `macro_rules!`) as `T`.
@@ -143,5 +164,12 @@ mod tests {
         assert_eq!(shape("<T as Tr>::Option<u8>"), Shape::Other);
         assert_eq!(shape("&'static str"), Shape::Other);
         assert_eq!(shape("i128"), Shape::Other);
+        assert_eq!(shape("HashMap<String, u8>"), Shape::Map);
+        assert_eq!(
+            shape("Option<std::collections::BTreeMap<String, u8>>"),
+            Shape::Map
+        );
+        assert!(is_option(&syn::parse_quote!(Option<u8>)));
+        assert!(!is_option(&syn::parse_quote!(Vec<u8>)));
     }
 }

@@ -1,5 +1,6 @@
 //! What both example servers share: port and key from the environment, and
-//! serving the service the library's `McpServer` built on 127.0.0.1.
+//! serving on 127.0.0.1 the service the library's `McpServer` built
+//! (stateless for `2026-07-28` clients, sessions for `2025-11-25` ones).
 
 use mrtr_guard::MasterKey;
 use mrtr_guard::rmcp::McpService;

@@ -61,7 +61,7 @@ pub fn run_tool(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
             }
             other => Err(other),
         }),
-        _ => Err(Stop::Failed(RpcError::invalid_params("unknown tool"))),
+        _ => Err(Stop::Error(RpcError::invalid_params("unknown tool"))),
     }
 }
 

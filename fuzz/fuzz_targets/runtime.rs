@@ -22,7 +22,7 @@
 use std::sync::{Arc, LazyLock};
 
 use libfuzzer_sys::fuzz_target;
-use mrtr_guard::{Call, Field, Flow, Form, KeyRing, MasterKey, Method, Response, Round, StateCodec, Stop};
+use mrtr_guard::{Call, Field, Flow, Form, KeyRing, MasterKey, Method, RoundEnd, Round, StateCodec, Stop};
 use mrtr_guard::json::Limits;
 use mrtr_guard::runtime::FixedClock;
 use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta, check_headers, screen_body};
@@ -65,7 +65,7 @@ static FIXTURE: LazyLock<Fixture> = LazyLock::new(|| {
     let mut arguments = serde_json::Map::new();
     arguments.insert("orderId".to_owned(), json!(42));
     let params = CallParams::new(Method::ToolsCall, "ShipOrder", meta).with_arguments(arguments);
-    let Ok(Response::InputRequired(asked)) =
+    let Ok(RoundEnd::InputRequired(asked)) =
         flow.run(Call::new(params).with_principal("ada"), handler)
     else {
         panic!("round 1 must ask");
@@ -148,7 +148,7 @@ fn handle(fixture: &Fixture, body: &[u8]) {
         .flow
         .run(Call::new(params).with_principal("ada"), handler)
     {
-        Ok(Response::Complete(tracking)) => {
+        Ok(RoundEnd::Complete(tracking)) => {
             assert!(with_real_state, "completed without the real state");
             assert!(!tracking.is_empty());
             assert!(tracking.chars().count() <= 40);

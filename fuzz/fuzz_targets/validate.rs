@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use mrtr_guard::Form;
-use mrtr_guard::form::Outcome;
+use mrtr_guard::form::Verdict;
 use mrtr_guard::json::{Limits, parse_strict};
 use serde_json::{Value, json};
 
@@ -80,11 +80,11 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn check(form: &Form, result: &Value) {
-    if let Outcome::Accepted(answers) = form.validate(result) {
+    if let Verdict::Accepted(answers) = form.validate(result) {
         let content = answers.to_json();
         let again = json!({"action": "accept", "content": content});
         match form.validate(&again) {
-            Outcome::Accepted(second) => {
+            Verdict::Accepted(second) => {
                 assert_eq!(second.to_json(), content, "accepted answers changed");
                 assert!(
                     second.report().is_clean(),

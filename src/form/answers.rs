@@ -21,14 +21,14 @@ use crate::form::value::{AnswerRef, Checked, ref_to_json};
 ///
 /// ```
 /// use mrtr_guard::{Field, Form};
-/// use mrtr_guard::form::Outcome;
+/// use mrtr_guard::form::Verdict;
 /// use serde_json::json;
 ///
 /// let form = Form::builder("Ship")
 ///     .field(Field::string("name").required())
 ///     .field(Field::integer("qty").minimum(1))
 ///     .build()?;
-/// let Outcome::Accepted(answers) = form.validate(&json!({
+/// let Verdict::Accepted(answers) = form.validate(&json!({
 ///     "action": "accept",
 ///     "content": {"name": "Ada", "qty": 2.0, "extra": true}
 /// })) else { unreachable!() };

@@ -32,6 +32,11 @@ use super::fields::FieldType;
 ///     .required();
 /// assert_eq!(<Speed as FieldType>::field("speed"), by_hand);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a choice",
+    label = "not an enum with `#[derive(FormChoice)]`",
+    note = "a choice is an enum of unit variants with `#[derive(FormChoice)]`"
+)]
 pub trait FormChoice {
     /// The options in the order they are offered, as (wire value, display
     /// title). Give every option a title or none: the form profile does not

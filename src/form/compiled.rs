@@ -90,6 +90,7 @@ impl Form {
             message: message.into(),
             fields: Vec::new(),
             error: None,
+            drop_invalid_optional: false,
         }
     }
 
@@ -262,6 +263,8 @@ pub struct FormBuilder {
     message: String,
     fields: Vec<Field>,
     error: Option<FormError>,
+    /// [`drop_invalid_optional`](Self::drop_invalid_optional).
+    drop_invalid_optional: bool,
 }
 
 impl FormBuilder {
@@ -298,6 +301,16 @@ impl FormBuilder {
         self
     }
 
+    /// In a [`Round`](crate::runtime::Round), drop an invalid answer to any
+    /// optional field of this form instead of asking again: the rule of
+    /// [`Form::validate`], for forms whose optional answers are only hints.
+    /// Applies to the fields optional when the form is built; see
+    /// [`Field::drop_if_invalid`] for one field, and for when to use it.
+    pub fn drop_invalid_optional(mut self) -> Self {
+        self.drop_invalid_optional = true;
+        self
+    }
+
     /// Removes the field added under `name`. Naming a field the builder does
     /// not have is reported by `build`.
     pub fn exclude(mut self, name: &str) -> Self {
@@ -318,8 +331,8 @@ impl FormBuilder {
     /// A blank message, and per field: an empty or duplicate name, a blank
     /// title, `min > max`, empty/duplicate/blank-titled/mixed options, a choice
     /// without options, a default the field would refuse, a setting that does
-    /// not apply to the field's kind, and an unknown name given to
-    /// `configure`/`exclude`.
+    /// not apply to the field's kind, `drop_if_invalid` on a required field,
+    /// and an unknown name given to `configure`/`exclude`.
     pub fn build(self) -> Result<Form, FormError> {
         if let Some(e) = self.error {
             return Err(e);
@@ -327,9 +340,17 @@ impl FormBuilder {
         if self.message.trim().is_empty() {
             return Err(FormError::BlankMessage);
         }
+        let drop_optional = self.drop_invalid_optional;
         let fields = self
             .fields
             .into_iter()
+            .map(|f| {
+                if drop_optional && !f.required {
+                    f.drop_if_invalid()
+                } else {
+                    f
+                }
+            })
             .map(Field::compile)
             .collect::<Result<Vec<_>, _>>()?;
         let mut by_name: Vec<usize> = (0..fields.len()).collect();

@@ -10,7 +10,7 @@ use crate::json::JsonError;
 /// Every variant that concerns one property names it (`field`); a schema-level
 /// problem has `field: None`. Messages are written for the server developer:
 /// the schema is server-authored, never client input.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FormError {
     /// The elicitation message is empty or only whitespace.
@@ -154,6 +154,13 @@ pub enum FormError {
         /// The name.
         field: String,
     },
+    /// [`Field::drop_if_invalid`](crate::form::Field::drop_if_invalid) on a
+    /// required field: there is nothing to drop, a required answer that is
+    /// invalid is always asked again.
+    DropOnRequired {
+        /// The field.
+        field: String,
+    },
 }
 
 impl FormError {
@@ -283,6 +290,11 @@ impl fmt::Display for FormError {
             Self::SchemaNotObject => f.write_str("requestedSchema must be a JSON object"),
             Self::Json(e) => write!(f, "requestedSchema is not strict json: {e}"),
             Self::UnknownField { field } => write!(f, "the form has no field {field:?}"),
+            Self::DropOnRequired { field } => write!(
+                f,
+                "field {field:?}: drop_if_invalid applies to optional fields; an invalid \
+                 answer to a required field is always asked again"
+            ),
         }
     }
 }

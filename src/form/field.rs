@@ -75,6 +75,8 @@ pub struct Field {
     pub(crate) default: Option<Value>,
     pub(crate) kind: Kind,
     pub(crate) pending: Option<Pending>,
+    /// In a round, an invalid answer is dropped rather than asked again.
+    pub(crate) drop_invalid: bool,
 }
 
 impl Field {
@@ -107,6 +109,7 @@ impl Field {
             default: None,
             kind,
             pending: None,
+            drop_invalid: false,
         }
     }
 
@@ -319,6 +322,34 @@ impl Field {
         self
     }
 
+    /// In a [`Round`](crate::runtime::Round), drop an invalid answer to this
+    /// optional field instead of asking the form again: the answer is accepted
+    /// without it, and the report lists it (as [`Form::validate`] always does).
+    ///
+    /// By default a round asks again, saying what to correct, whenever any
+    /// answered field is invalid, so that nothing the user typed is lost
+    /// without their knowing. Use this for answers that are only hints, where
+    /// going on without the value beats another question: a preferred time
+    /// slot the server can pick itself, a referral code, a nickname with a
+    /// fallback. On a required field [`build`](crate::form::FormBuilder::build)
+    /// reports [`FormError::DropOnRequired`]. For every optional field of a
+    /// form at once, see
+    /// [`FormBuilder::drop_invalid_optional`](crate::form::FormBuilder::drop_invalid_optional).
+    ///
+    /// [`Form::validate`]: crate::form::Form::validate
+    #[must_use]
+    pub fn drop_if_invalid(mut self) -> Self {
+        self.drop_invalid = true;
+        self
+    }
+
+    /// Whether a round drops an invalid answer to this field rather than
+    /// asking again ([`drop_if_invalid`](Self::drop_if_invalid)).
+    #[must_use]
+    pub fn drops_invalid(&self) -> bool {
+        self.drop_invalid
+    }
+
     /// The wire name.
     #[must_use]
     pub fn name(&self) -> &str {
@@ -437,6 +468,9 @@ impl Field {
                 });
             }
             None => {}
+        }
+        if self.drop_invalid && self.required {
+            return Err(FormError::DropOnRequired { field: field() });
         }
         match &self.title {
             Some(t) if t.trim().is_empty() => return Err(FormError::BlankTitle { field: field() }),

@@ -20,6 +20,18 @@ pub trait FormFields {
 /// optional. Integer types (up to `i64` and `u64`) carry their own range as
 /// `minimum`/`maximum`, so an accepted answer always binds. `Vec<String>` is a multi-choice whose
 /// options must be configured.
+///
+/// MCP forms are flat: there is no field for a struct or a map. Ask for a
+/// nested struct's parts as fields of this form, or with a form of its own
+/// (several forms in one round, or one per round).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a form field type",
+    label = "not text, a number, a yes/no or a choice",
+    note = "MCP forms are flat: a field is a `String`, `bool`, integer, float, an enum with \
+            `#[derive(FormChoice)]` or a `Vec` of one; a struct or a map is not one field",
+    note = "ask for a nested struct's fields in this struct, or with a form of its own \
+            (several forms in one round, or one per round); or `#[serde(skip)]` the field"
+)]
 pub trait FieldType {
     /// The field named `name` for this type.
     fn field(name: &str) -> Field;

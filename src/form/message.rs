@@ -10,7 +10,7 @@ impl Report {
     ///
     /// ```
     /// use mrtr_guard::{Field, Form};
-    /// use mrtr_guard::form::Outcome;
+    /// use mrtr_guard::form::Verdict;
     /// use serde_json::json;
     ///
     /// let form = Form::builder("Your team")
@@ -18,7 +18,7 @@ impl Report {
     ///     .field(Field::integer("teamSize").maximum(50).required())
     ///     .build()?;
     /// let answer = json!({"action": "accept", "content": {"email": "ada", "teamSize": 99}});
-    /// let Outcome::Invalid(report) = form.validate(&answer) else { unreachable!() };
+    /// let Verdict::Invalid(report) = form.validate(&answer) else { unreachable!() };
     /// assert_eq!(
     ///     report.user_message(&form),
     ///     "Email: not a valid email address. Team Size: must be at most 50."

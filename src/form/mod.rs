@@ -5,7 +5,7 @@
 //! The crate root re-exports what a runtime user names ([`Form`], [`Field`],
 //! [`FormFields`], [`FormChoice`], [`Answers`], [`Report`]). Here besides:
 //! the builder and field kinds, the standalone validator's verdict
-//! ([`Outcome`]) and its reasons, and [`Answers::bind`]'s errors. The strict
+//! ([`Verdict`]) and its reasons, and [`Answers::bind`]'s errors. The strict
 //! JSON parser it reads schemas with is [`crate::json::parse_strict`].
 //!
 //! Each field kind has one file under `kind/` that owns its schema emit, its
@@ -47,5 +47,5 @@ pub use format::Format;
 pub use numbers::Bound;
 pub use report::{Issue, Problem, Reason, Report};
 pub use schema::RequestedSchema;
-pub use validate::Outcome;
+pub use validate::Verdict;
 pub use value::AnswerRef;

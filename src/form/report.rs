@@ -138,7 +138,10 @@ impl Issue {
     }
 
     /// `true` when the field is required (the answer is then invalid);
-    /// `false` when the value was only dropped from an optional field.
+    /// `false` when [`Form::validate`](crate::form::Form::validate) only
+    /// dropped the value from an optional field (a
+    /// [`Round`](crate::runtime::Round) asks again instead, unless the field
+    /// [drops invalid values](crate::form::Field::drop_if_invalid)).
     #[must_use]
     pub fn is_required(&self) -> bool {
         self.required

@@ -9,7 +9,7 @@ use crate::form::report::{Problem, Reason, Report};
 
 /// What an answer to a form amounts to.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
+pub enum Verdict {
     /// `action: "accept"` and every required field answered validly.
     Accepted(Answers),
     /// `action: "decline"`: the user refused.
@@ -29,59 +29,64 @@ impl Form {
     ///   absent `action` is a cancel (never an accept); anything else is invalid.
     /// - Content is read only on accept; an absent `content` is `{}`.
     /// - Unknown content keys are stripped and listed in the report.
-    /// - An invalid value of an optional field is dropped and reported; of a
-    ///   required field, or a missing required field, makes the answer invalid.
+    /// - An invalid value of an optional field is dropped and reported
+    ///   ([`Answers::report`]); of a required field, or a missing required
+    ///   field, makes the answer invalid. This is the standalone rule (as the
+    ///   prefab `acceptedFormInput` behaves). A
+    ///   [`Round`](crate::runtime::Round) is stricter: it asks again when any
+    ///   given field is invalid, unless the field
+    ///   [drops invalid values](crate::form::Field::drop_if_invalid).
     ///
     /// ```
     /// use mrtr_guard::{Field, Form};
-    /// use mrtr_guard::form::{Outcome, Reason};
+    /// use mrtr_guard::form::{Verdict, Reason};
     /// use serde_json::json;
     ///
     /// let form = Form::builder("Age?").field(Field::integer("age").minimum(0).maximum(150).required()).build()?;
-    /// assert!(matches!(form.validate(&json!({"action": "accept", "content": {"age": 42}})), Outcome::Accepted(_)));
-    /// assert_eq!(form.validate(&json!({"action": "decline"})), Outcome::Declined);
-    /// let Outcome::Invalid(report) = form.validate(&json!({"action": "accept", "content": {"age": 1.5}})) else {
+    /// assert!(matches!(form.validate(&json!({"action": "accept", "content": {"age": 42}})), Verdict::Accepted(_)));
+    /// assert_eq!(form.validate(&json!({"action": "decline"})), Verdict::Declined);
+    /// let Verdict::Invalid(report) = form.validate(&json!({"action": "accept", "content": {"age": 1.5}})) else {
     ///     unreachable!()
     /// };
     /// assert_eq!(report.reason("age"), Some(Reason::NotAnInteger));
     /// # Ok::<(), mrtr_guard::form::FormError>(())
     /// ```
     #[must_use]
-    pub fn validate(&self, result: &Value) -> Outcome {
+    pub fn validate(&self, result: &Value) -> Verdict {
         let Some(result) = result.as_object() else {
-            return Outcome::Invalid(Report::from_problem(Problem::NotAnObject));
+            return Verdict::Invalid(Report::from_problem(Problem::NotAnObject));
         };
         match result.get("action") {
-            None => Outcome::Cancelled,
-            Some(Value::String(a)) if a == "cancel" => Outcome::Cancelled,
-            Some(Value::String(a)) if a == "decline" => Outcome::Declined,
+            None => Verdict::Cancelled,
+            Some(Value::String(a)) if a == "cancel" => Verdict::Cancelled,
+            Some(Value::String(a)) if a == "decline" => Verdict::Declined,
             Some(Value::String(a)) if a == "accept" => match result.get("content") {
                 None => self.validate_content(&Map::new()),
                 Some(Value::Object(content)) => self.validate_content(content),
-                Some(_) => Outcome::Invalid(Report::from_problem(Problem::ContentNotObject)),
+                Some(_) => Verdict::Invalid(Report::from_problem(Problem::ContentNotObject)),
             },
-            Some(_) => Outcome::Invalid(Report::from_problem(Problem::BadAction)),
+            Some(_) => Verdict::Invalid(Report::from_problem(Problem::BadAction)),
         }
     }
 
     /// Validates the answer stored under `key` of an `inputResponses` object:
-    /// [`Outcome::Missing`] when there is none, otherwise as [`validate`](Self::validate).
+    /// [`Verdict::Missing`] when there is none, otherwise as [`validate`](Self::validate).
     ///
     /// # Errors
     ///
     /// None as such: an `inputResponses` that is not an object gives
-    /// [`Outcome::Invalid`] with [`Problem::ResponsesNotAnObject`].
+    /// [`Verdict::Invalid`] with [`Problem::ResponsesNotAnObject`].
     #[must_use]
-    pub fn validate_response(&self, input_responses: &Value, key: &str) -> Outcome {
+    pub fn validate_response(&self, input_responses: &Value, key: &str) -> Verdict {
         match input_responses {
             Value::Object(responses) => responses
                 .get(key)
-                .map_or(Outcome::Missing, |r| self.validate(r)),
-            _ => Outcome::Invalid(Report::from_problem(Problem::ResponsesNotAnObject)),
+                .map_or(Verdict::Missing, |r| self.validate(r)),
+            _ => Verdict::Invalid(Report::from_problem(Problem::ResponsesNotAnObject)),
         }
     }
 
-    fn validate_content(&self, content: &Map<String, Value>) -> Outcome {
+    fn validate_content(&self, content: &Map<String, Value>) -> Verdict {
         let fields = self.fields();
         let by_name = self.by_name();
         let mut values = vec![None; fields.len()];
@@ -123,9 +128,9 @@ impl Form {
             }
         }
         if report.has_required_issue() {
-            Outcome::Invalid(report)
+            Verdict::Invalid(report)
         } else {
-            Outcome::Accepted(Answers::new(self.clone(), values, text, report))
+            Verdict::Accepted(Answers::new(self.clone(), values, text, report))
         }
     }
 }

@@ -225,22 +225,22 @@ pub fn parse_strict(bytes: &[u8], limits: &Limits) -> Result<Value, JsonError> {
 
 /// A failure our visitor found, kept beside `serde_json`'s error.
 #[derive(Debug, Clone, Copy)]
-enum Failure {
+enum AbortReason {
     TooDeep,
     DuplicateKey,
 }
 
-fn classify(e: &serde_json::Error, failure: Option<Failure>, limits: &Limits) -> JsonError {
+fn classify(e: &serde_json::Error, failure: Option<AbortReason>, limits: &Limits) -> JsonError {
     let (line, column) = (e.line(), e.column());
     match failure {
-        Some(Failure::TooDeep) => {
+        Some(AbortReason::TooDeep) => {
             return JsonError::TooDeep {
                 max: limits.max_depth,
                 line,
                 column,
             };
         }
-        Some(Failure::DuplicateKey) => return JsonError::DuplicateKey { line, column },
+        Some(AbortReason::DuplicateKey) => return JsonError::DuplicateKey { line, column },
         None => {}
     }
     let msg = e.to_string();
@@ -272,11 +272,11 @@ fn classify(e: &serde_json::Error, failure: Option<Failure>, limits: &Limits) ->
 /// Builds a `Value`, counting depth and refusing duplicate keys.
 struct Strict<'a> {
     depth_left: usize,
-    failure: &'a Cell<Option<Failure>>,
+    failure: &'a Cell<Option<AbortReason>>,
 }
 
 impl Strict<'_> {
-    fn fail<E: serde::de::Error>(&self, f: Failure) -> E {
+    fn fail<E: serde::de::Error>(&self, f: AbortReason) -> E {
         self.failure.set(Some(f));
         E::custom("strict json")
     }
@@ -336,7 +336,7 @@ impl<'de> Visitor<'de> for Strict<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let Some(child) = self.child() else {
-            return Err(self.fail(Failure::TooDeep));
+            return Err(self.fail(AbortReason::TooDeep));
         };
         let mut out = Vec::new();
         while let Some(v) = seq.next_element_seed(Strict {
@@ -350,12 +350,12 @@ impl<'de> Visitor<'de> for Strict<'_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let Some(child) = self.child() else {
-            return Err(self.fail(Failure::TooDeep));
+            return Err(self.fail(AbortReason::TooDeep));
         };
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if out.contains_key(&key) {
-                return Err(self.fail(Failure::DuplicateKey));
+                return Err(self.fail(AbortReason::DuplicateKey));
             }
             let v = map.next_value_seed(Strict {
                 depth_left: child.depth_left,

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 
 use super::error::error_data;
 use super::extract::{BoundArgs, ToolCall};
+use super::legacy::LegacyRetry;
 use crate::runtime::{Call, Flow, Misuse, Opened, Round};
 #[cfg(feature = "tower")]
 use crate::tower::service::RawArguments;
@@ -332,8 +333,9 @@ fn log_unauthenticated() {
 fn log_unauthenticated() {}
 
 /// The request's `_meta`. A retry (`requestState` or `inputResponses`)
-/// must declare 2026-07-28 in it; a round 1 without one (a legacy
-/// session, no per-request `_meta`) reads the capabilities rmcp knows.
+/// must declare 2026-07-28 in it, unless [`Legacy`](super::Legacy) made it;
+/// a round 1 without one (a legacy session, no per-request `_meta`) reads
+/// the capabilities rmcp knows.
 fn meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, ErrorData> {
     let raw = Value::Object(cx.meta.0.0.clone());
     let mut params = Map::new();
@@ -343,7 +345,9 @@ fn meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, Err
             RpcError::unsupported_protocol_version(meta.protocol_version(), &[PROTOCOL_VERSION]),
         )),
         Ok(meta) => Ok(meta),
-        Err(error) if retry => Err(error_data(error)),
+        Err(error) if retry && cx.extensions.get::<LegacyRetry>().is_none() => {
+            Err(error_data(error))
+        }
         Err(_) => {
             let capabilities = cx
                 .client_capabilities()

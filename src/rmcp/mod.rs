@@ -25,6 +25,10 @@
 //!   `inputResponses` or `requestState` does not fit `rmcp`'s types falls
 //!   through to `on_custom_request`, whose default answers `-32601` (HTTP
 //!   404). Return this from your `on_custom_request` to answer `-32602`;
+//! - [`Legacy`] wraps your server handler so that `2025-11-25` session
+//!   clients, which expect server-initiated `elicitation/create`, are served
+//!   by the same tools: it sends each round's requests over the session and
+//!   runs the handler again in process with the answers;
 //! - what `rmcp`'s parse cannot see: `serde_json` keeps the last of two
 //!   equal keys, and `rmcp`'s `Option` fields read `"requestState": null`
 //!   or `"inputResponses": null` as absent, which would start the flow over.
@@ -68,10 +72,12 @@
 //! ```
 
 // One file per job: `flow` opens rounds, `extract` holds the `#[tool]`
-// extractors, `response` ends rounds, `error` maps errors onto `rmcp`'s.
+// extractors, `response` ends rounds, `error` maps errors onto `rmcp`'s,
+// `legacy` serves clients of the previous revision (2025-11-25).
 mod error;
 mod extract;
 mod flow;
+mod legacy;
 mod response;
 #[cfg(feature = "server")]
 mod server;
@@ -79,6 +85,7 @@ mod server;
 pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
 pub use flow::{PrincipalFn, RmcpFlow};
+pub use legacy::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};
 pub use response::{
     ToolResponse, input_required, prompt_response, resource_response, tool_response,
 };

@@ -10,7 +10,7 @@ use ::rmcp::model::{
 use serde_json::{Map, Value};
 
 use super::error::error_data;
-use crate::runtime::{Response, Round, Stop};
+use crate::runtime::{Round, RoundEnd, Stop};
 use crate::wire::{
     ElicitRequest, InputRequest, InputRequiredResult, PROPERTY_ORDER_META, RpcError,
 };
@@ -23,7 +23,7 @@ pub type ToolResponse = Result<CallToolResponse, ErrorData>;
 /// anything `rmcp` turns into a tool result), or the input-required result
 /// with this round's asks. A declined or cancelled [`Round::require`] ends
 /// with a plain, non-error text result saying so; a failed flow
-/// ([`Response::Failed`]) with a tool error (`isError: true`) saying why.
+/// ([`RoundEnd::Aborted`]) with a tool error (`isError: true`) saying why.
 ///
 /// # Errors
 ///
@@ -33,11 +33,11 @@ pub fn tool_response<T: IntoCallToolResult>(
     result: Result<T, Stop>,
 ) -> ToolResponse {
     Ok(match round.complete(result).map_err(error_data)? {
-        Response::Complete(result) => return result.into_call_tool_result(),
-        Response::InputRequired(asked) => CallToolResponse::InputRequired(input_required(&asked)?),
-        Response::Declined { .. } => text_result("The request was declined."),
-        Response::Cancelled { .. } => text_result("The request was cancelled."),
-        Response::Failed(failure) => {
+        RoundEnd::Complete(result) => return result.into_call_tool_result(),
+        RoundEnd::InputRequired(asked) => CallToolResponse::InputRequired(input_required(&asked)?),
+        RoundEnd::Declined { .. } => text_result("The request was declined."),
+        RoundEnd::Cancelled { .. } => text_result("The request was cancelled."),
+        RoundEnd::Aborted(failure) => {
             CallToolResponse::Complete(CallToolResult::error(vec![ContentBlock::text(
                 failure.to_string(),
             )]))
@@ -62,11 +62,11 @@ pub fn prompt_response(
         )]))
     };
     Ok(match round.complete(result).map_err(error_data)? {
-        Response::Complete(result) => GetPromptResponse::Complete(result),
-        Response::InputRequired(asked) => GetPromptResponse::InputRequired(input_required(&asked)?),
-        Response::Declined { .. } => said("The request was declined."),
-        Response::Cancelled { .. } => said("The request was cancelled."),
-        Response::Failed(failure) => said(&failure.to_string()),
+        RoundEnd::Complete(result) => GetPromptResponse::Complete(result),
+        RoundEnd::InputRequired(asked) => GetPromptResponse::InputRequired(input_required(&asked)?),
+        RoundEnd::Declined { .. } => said("The request was declined."),
+        RoundEnd::Cancelled { .. } => said("The request was cancelled."),
+        RoundEnd::Aborted(failure) => said(&failure.to_string()),
     })
 }
 
@@ -81,11 +81,11 @@ pub fn resource_response(
     result: Result<ReadResourceResult, Stop>,
 ) -> Result<ReadResourceResponse, ErrorData> {
     Ok(match round.complete(result).map_err(error_data)? {
-        Response::Complete(result) => ReadResourceResponse::Complete(result),
-        Response::InputRequired(asked) => {
+        RoundEnd::Complete(result) => ReadResourceResponse::Complete(result),
+        RoundEnd::InputRequired(asked) => {
             ReadResourceResponse::InputRequired(input_required(&asked)?)
         }
-        Response::Declined { .. } | Response::Cancelled { .. } | Response::Failed(_) => {
+        RoundEnd::Declined { .. } | RoundEnd::Cancelled { .. } | RoundEnd::Aborted(_) => {
             ReadResourceResponse::Complete(ReadResourceResult::new(Vec::new()))
         }
     })

@@ -9,11 +9,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ::rmcp::ServerHandler;
-use ::rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use ::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use ::rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_layer::Layer;
 
 use super::flow::RmcpFlow;
+use super::legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy};
 use crate::json::Limits;
 use crate::runtime::Flow;
 use crate::tower::layer::ScreenLayer;
@@ -21,7 +22,7 @@ use crate::tower::service::Screen;
 
 /// The service [`McpServerBuilder::build`] returns: mount it at your MCP
 /// path, e.g. `axum::Router::new().nest_service("/mcp", service)`.
-pub type McpService<H> = Screen<StreamableHttpService<H, NeverSessionManager>>;
+pub type McpService<H> = Screen<StreamableHttpService<Legacy<H>, LocalSessionManager>>;
 
 /// How a server finds who is calling.
 enum Auth {
@@ -34,8 +35,10 @@ enum Auth {
 /// the [`Flow`]; [`authenticate`](McpServerBuilder::authenticate) (or
 /// [`anonymous`](McpServerBuilder::anonymous)) says who is calling;
 /// [`build`](McpServerBuilder::build) hands your handler factory the
-/// [`RmcpFlow`] to keep and returns the tower service: `rmcp`'s stateless
-/// Streamable HTTP service (JSON responses) behind [`ScreenLayer`], which
+/// [`RmcpFlow`] to keep and returns the tower service: `rmcp`'s Streamable
+/// HTTP service (JSON responses), stateless for 2026-07-28 clients and, for
+/// 2025-11-25 session clients, [`Legacy`] (turn it off with
+/// [`legacy`](McpServerBuilder::legacy)), behind [`ScreenLayer`], which
 ///
 /// - refuses bodies `rmcp` would misread (duplicate keys, `null` retry
 ///   fields, over 1 MiB or 32 levels deep) and bodies that take over 10 s
@@ -79,6 +82,7 @@ impl McpServer {
             limits: Limits::default(),
             read_timeout: Duration::from_secs(10),
             max_response_bytes: 4 * 1024 * 1024,
+            legacy: Some(DEFAULT_ANSWER_TIMEOUT),
         }
     }
 }
@@ -90,9 +94,30 @@ pub struct McpServerBuilder {
     limits: Limits,
     read_timeout: Duration,
     max_response_bytes: usize,
+    legacy: Option<Duration>,
 }
 
 impl McpServerBuilder {
+    /// Whether `2025-11-25` session clients are served ([`Legacy`], on by
+    /// default): `rmcp` gives them a session in this process's memory, and
+    /// their rounds run by sending them the input requests. Off, only
+    /// `2026-07-28` requests (stateless) are served.
+    #[must_use]
+    pub fn legacy(mut self, on: bool) -> Self {
+        self.legacy = on.then_some(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT));
+        self
+    }
+
+    /// How long a legacy session client has to answer one input request
+    /// ([`Legacy::with_answer_timeout`]).
+    #[must_use]
+    pub fn legacy_answer_timeout(mut self, timeout: Duration) -> Self {
+        if self.legacy.is_some() {
+            self.legacy = Some(timeout);
+        }
+        self
+    }
+
     /// Who is calling: the principal from the request's HTTP parts (headers,
     /// and extensions an authentication layer inserted); `None` when the
     /// request carries none.
@@ -155,7 +180,10 @@ impl McpServerBuilder {
         if codec.has_all_zero_key() {
             return Err(ServerConfigError::AllZeroKey);
         }
-        if self.read_timeout.is_zero() || self.max_response_bytes == 0 {
+        if self.read_timeout.is_zero()
+            || self.max_response_bytes == 0
+            || self.legacy.is_some_and(|timeout| timeout.is_zero())
+        {
             return Err(ServerConfigError::ZeroLimit);
         }
         let anonymous_codec = codec.allows_anonymous();
@@ -180,13 +208,14 @@ impl McpServerBuilder {
                 RmcpFlow::from_shared(self.flow, principal)
             }
         };
-        let handler = handler(flow);
+        let handler = Legacy::new(handler(flow))
+            .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT));
         let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
+            .with_legacy_session_mode(self.legacy.is_some())
             .with_json_response(true);
         let service = StreamableHttpService::new(
             move || Ok(handler.clone()),
-            Arc::new(NeverSessionManager::default()),
+            Arc::new(LocalSessionManager::default()),
             config,
         );
         Ok(layer.layer(service))
@@ -200,6 +229,7 @@ impl fmt::Debug for McpServerBuilder {
             .field("limits", &self.limits)
             .field("read_timeout", &self.read_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("legacy", &self.legacy)
             .finish_non_exhaustive()
     }
 }
@@ -236,7 +266,10 @@ impl fmt::Display for ServerConfigError {
                 "a master key is all zero bytes: generate one (mrtr-guard keygen, or \
                  openssl rand -base64 32) and load it with MasterKey::from_base64"
             }
-            Self::ZeroLimit => "the read timeout and the response cap must be above zero",
+            Self::ZeroLimit => {
+                "the read timeout, the response cap and the legacy answer timeout must be \
+                 above zero"
+            }
         })
     }
 }

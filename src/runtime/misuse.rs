@@ -8,6 +8,7 @@
 
 use std::fmt;
 
+use crate::form::FormError;
 use crate::wire::RpcError;
 
 /// A mistake in a handler's use of the runtime, found while ending a round.
@@ -50,6 +51,10 @@ pub enum Misuse {
     /// arguments were for another call. Bound to what the tool's
     /// extractors left, the state could be bound to `{}`.
     ArgumentsUnbound,
+    /// A form the handler built in the round does not build (`?` on
+    /// [`FormBuilder::build`](crate::form::FormBuilder::build) gives this):
+    /// the error says which field and why.
+    InvalidForm(Box<FormError>),
 }
 
 impl Misuse {
@@ -61,6 +66,7 @@ impl Misuse {
             Self::KeyReused { .. } => "key_reused",
             Self::StateTooLarge { .. } => "state_too_large",
             Self::ArgumentsUnbound => "arguments_unbound",
+            Self::InvalidForm(_) => "invalid_form",
         }
     }
 
@@ -104,11 +110,19 @@ impl fmt::Display for Misuse {
                  mrtr_guard::rmcp::McpServer (or behind mrtr_guard::tower::ScreenLayer), \
                  or open the round with RmcpFlow::tool_round",
             ),
+            Self::InvalidForm(error) => write!(f, "a form the handler built is invalid: {error}"),
         }
     }
 }
 
-impl std::error::Error for Misuse {}
+impl std::error::Error for Misuse {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::InvalidForm(error) => Some(error.as_ref()),
+            _ => None,
+        }
+    }
+}
 
 // `wire` names no runtime type: the conversion to the wire error and its
 // typed accessor live here; the `RpcError` keeps the `Misuse` as its cause.

@@ -2,8 +2,8 @@
 //! [`Round`] (once per incoming call).
 //!
 //! The crate root re-exports [`Flow`], [`Call`], [`Round`], [`Reply`],
-//! [`Stop`] and [`Response`]; here besides are the clocks a test pins
-//! ([`Clock`], [`FixedClock`], [`SystemClock`]), [`Failure`] and a handler's
+//! [`Stop`] and [`RoundEnd`]; here besides are the clocks a test pins
+//! ([`Clock`], [`FixedClock`], [`SystemClock`]), [`AbortReason`] and a handler's
 //! mistake ([`Misuse`], kept on the internal error it becomes).
 //!
 //! A handler runs top-down on every round, from the top each time. It reads
@@ -13,7 +13,7 @@
 //! ```
 //! use std::sync::Arc;
 //!
-//! use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, Method, Response, StateCodec, Stop, Call};
+//! use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, Method, RoundEnd, StateCodec, Stop, Call};
 //! use mrtr_guard::runtime::FixedClock;
 //! use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta};
 //! use serde_json::json;
@@ -35,7 +35,7 @@
 //! // Round 1: no state, so the form is asked.
 //! let meta = RequestMeta::new("2026-07-28", ClientCapabilities::none().with_elicitation_form());
 //! let call = || Call::new(CallParams::new(Method::ToolsCall, "ShipOrder", meta.clone())).with_principal("ada");
-//! let Response::InputRequired(asked) = flow.run(call(), handler)? else { unreachable!() };
+//! let RoundEnd::InputRequired(asked) = flow.run(call(), handler)? else { unreachable!() };
 //! let state = asked.request_state().unwrap_or_default().to_owned();
 //!
 //! // Round 2: the client answers and echoes the state.
@@ -45,7 +45,7 @@
 //!     .with_input_responses(answers)
 //!     .with_request_state(state))
 //!     .with_principal("ada");
-//! assert_eq!(flow.run(retry, handler)?, Response::Complete("Shipped as 1Z999.".to_owned()));
+//! assert_eq!(flow.run(retry, handler)?, RoundEnd::Complete("Shipped as 1Z999.".to_owned()));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -62,7 +62,7 @@ pub use call::Call;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use flow::Flow;
 pub use misuse::Misuse;
-pub use reply::{Failure, Reply, Response, Stop};
+pub use reply::{AbortReason, Reply, RoundEnd, Stop};
 #[cfg(feature = "rmcp")]
 pub(crate) use round::Opened;
 pub use round::Round;

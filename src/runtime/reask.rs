@@ -20,7 +20,7 @@ mod tests {
 
     use super::*;
     use crate::form::Field;
-    use crate::form::Outcome;
+    use crate::form::Verdict;
 
     #[test]
     fn names_each_field_by_title_and_why_never_the_value() {
@@ -31,7 +31,7 @@ mod tests {
             .unwrap_or_else(|error| unreachable!("{error}"));
         let answer =
             json!({"action": "accept", "content": {"email": "VALUE", "nick": "VALUE-TOO"}});
-        let Outcome::Invalid(report) = form.validate(&answer) else {
+        let Verdict::Invalid(report) = form.validate(&answer) else {
             unreachable!("invalid")
         };
         assert_eq!(

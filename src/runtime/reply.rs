@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::form::{AnswerError, BindError, Report};
+use crate::form::{AnswerError, BindError, FormError, Report};
+use crate::runtime::misuse::Misuse;
 use crate::wire::InputRequiredResult;
 use crate::wire::RpcError;
 
@@ -32,7 +33,7 @@ pub enum Reply<T> {
     /// carry ([`Problem::TooLarge`](crate::form::Problem::TooLarge)): the question
     /// is asked again, saying why. After
     /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) invalid answers in a
-    /// row it is not: the round ends with [`Response::Failed`], whatever the
+    /// row it is not: the round ends with [`RoundEnd::Aborted`], whatever the
     /// handler returns.
     Invalid(Report),
     /// Not answered yet; asked in this round.
@@ -53,7 +54,7 @@ impl<T> Reply<T> {
     /// Whether the question is in this round's `inputRequests`: pending, or
     /// invalid and asked again (an answer that made
     /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) is not asked again:
-    /// the round ends with [`Response::Failed`]).
+    /// the round ends with [`RoundEnd::Aborted`]).
     pub fn is_asked(&self) -> bool {
         matches!(self, Self::Pending | Self::Invalid(_))
     }
@@ -62,7 +63,8 @@ impl<T> Reply<T> {
 /// Why a handler stopped before completing; returned with `?`.
 ///
 /// [`Round::require`](crate::runtime::Round::require) produces the first three; errors
-/// of answer accessors and binding convert into [`Failed`](Self::Failed).
+/// of answer accessors and binding, and a [`FormError`] (a form built in the
+/// handler that does not build), convert into [`Error`](Self::Error).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Stop {
@@ -82,7 +84,7 @@ pub enum Stop {
         key: String,
     },
     /// The call fails with this JSON-RPC error.
-    Failed(RpcError),
+    Error(RpcError),
 }
 
 impl fmt::Display for Stop {
@@ -91,7 +93,7 @@ impl fmt::Display for Stop {
             Self::Ask => f.write_str("input is still required"),
             Self::Declined { key } => write!(f, "the user declined {key:?}"),
             Self::Cancelled { key } => write!(f, "the user cancelled {key:?}"),
-            Self::Failed(error) => write!(f, "the call failed: {error}"),
+            Self::Error(error) => write!(f, "the call failed: {error}"),
         }
     }
 }
@@ -99,7 +101,7 @@ impl fmt::Display for Stop {
 impl std::error::Error for Stop {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Self::Failed(error) => Some(error),
+            Self::Error(error) => Some(error),
             _ => None,
         }
     }
@@ -107,7 +109,7 @@ impl std::error::Error for Stop {
 
 impl From<RpcError> for Stop {
     fn from(error: RpcError) -> Self {
-        Self::Failed(error)
+        Self::Error(error)
     }
 }
 
@@ -116,21 +118,50 @@ impl From<AnswerError> for Stop {
     /// a field the form does not have, or of another kind). The client gets
     /// an internal error; nothing else.
     fn from(_: AnswerError) -> Self {
-        Self::Failed(RpcError::internal_error())
+        Self::Error(RpcError::internal_error())
     }
 }
 
 impl From<BindError> for Stop {
     /// Validated answers did not fit the server's own type: a server bug.
     fn from(_: BindError) -> Self {
-        Self::Failed(RpcError::internal_error())
+        Self::Error(RpcError::internal_error())
+    }
+}
+
+impl From<FormError> for Stop {
+    /// A form built in the handler does not build: a server bug. The client
+    /// gets the plain internal error (`-32603`); the error keeps the reason
+    /// for the server ([`RpcError::misuse`] gives
+    /// [`Misuse::InvalidForm`], and its `source` the [`FormError`]), and with
+    /// feature `tracing` an `ERROR` event names it (`handler_misuse`,
+    /// `misuse = "invalid_form"`).
+    ///
+    /// ```
+    /// use mrtr_guard::{Field, Form, RpcError, Stop};
+    ///
+    /// fn ask() -> Result<Form, Stop> {
+    ///     Ok(Form::builder("Seats?").field(Field::integer("seats").minimum(9).maximum(1)).build()?)
+    /// }
+    /// let Err(Stop::Error(error)) = ask() else { unreachable!() };
+    /// let misuse = error.misuse().expect("the reason is kept");
+    /// assert_eq!(misuse.code(), "invalid_form");
+    /// assert_eq!(
+    ///     misuse.to_string(),
+    ///     "a form the handler built is invalid: field \"seats\": minimum is above its upper bound"
+    /// );
+    /// // The client sees the plain internal error.
+    /// assert_eq!(error.to_json(), RpcError::internal_error().to_json());
+    /// ```
+    fn from(error: FormError) -> Self {
+        Self::Error(Misuse::InvalidForm(Box::new(error)).into_error())
     }
 }
 
 /// What a round ends with (see [`Round::complete`](crate::runtime::Round::complete)).
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum Response<T> {
+pub enum RoundEnd<T> {
     /// The handler's result; send it with `resultType: "complete"`.
     Complete(T),
     /// Send this `InputRequiredResult`.
@@ -147,16 +178,16 @@ pub enum Response<T> {
     },
     /// The flow cannot go on, for a reason the user should hear: send a
     /// tool error (`isError: true`) whose text is the failure's `Display`.
-    Failed(Failure),
+    Aborted(AbortReason),
 }
 
 /// Why a flow ended without its result, in words for the user: each
 /// `Display` is a sentence that can be the text of a tool error.
 ///
 /// ```
-/// use mrtr_guard::runtime::Failure;
+/// use mrtr_guard::runtime::AbortReason;
 ///
-/// let failure = Failure::TooManyRounds { max_rounds: 10 };
+/// let failure = AbortReason::TooManyRounds { max_rounds: 10 };
 /// assert_eq!(
 ///     failure.to_string(),
 ///     "the request needed more than 10 rounds of input and was stopped; start it again"
@@ -164,7 +195,7 @@ pub enum Response<T> {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Failure {
+pub enum AbortReason {
     /// The answers to the question under `key` failed validation
     /// [`Round::MAX_INVALID`](crate::runtime::Round::MAX_INVALID) times in a row.
     InvalidAnswers {
@@ -183,7 +214,7 @@ pub enum Failure {
     DeadlinePassed,
 }
 
-impl fmt::Display for Failure {
+impl fmt::Display for AbortReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidAnswers { .. } => write!(

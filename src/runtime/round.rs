@@ -3,21 +3,22 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::num::NonZeroU32;
+use std::sync::OnceLock;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::form::Form;
-use crate::form::{Answers, Field, Outcome, Problem, Report};
+use crate::form::{Answers, Field, Problem, Report, Verdict};
 use crate::json::JsonDigest;
 use crate::runtime::budget;
 use crate::runtime::call::Call;
 use crate::runtime::flow::Flow;
 use crate::runtime::misuse::Misuse;
 use crate::runtime::reask::reask_message;
-use crate::runtime::reply::{self, Failure, Reply, Response, Stop};
-use crate::state::{Binding, Claims, MintError, ProvenAnswer, Reask, StateContents};
+use crate::runtime::reply::{self, AbortReason, Reply, RoundEnd, Stop};
+use crate::state::{Binding, Claims, FlowId, MintError, ProvenAnswer, Reask, StateContents};
 use crate::wire::Method;
 use crate::wire::RpcError;
 use crate::wire::{
@@ -79,13 +80,13 @@ impl Flow {
     ///
     /// A flow that cannot go on for a reason the user should hear (answers
     /// that kept failing validation, the round cap or the deadline reached
-    /// while asking) ends with [`Response::Failed`], to send as a tool error.
+    /// while asking) ends with [`RoundEnd::Aborted`], to send as a tool error.
     ///
     /// # Errors
     ///
     /// As [`round`](Self::round) and [`Round::complete`], and any
-    /// [`Stop::Failed`] the handler returns.
-    pub fn run<T, F>(&self, call: Call, handler: F) -> Result<Response<T>, RpcError>
+    /// [`Stop::Error`] the handler returns.
+    pub fn run<T, F>(&self, call: Call, handler: F) -> Result<RoundEnd<T>, RpcError>
     where
         F: FnOnce(&mut Round<'_>) -> Result<T, Stop>,
     {
@@ -121,9 +122,16 @@ impl Flow {
 ///
 /// - **Invalid answers** are asked again, the form's message followed by
 ///   what to correct, field by field, never the submitted value (a new
-///   question, with its own digest). After [`MAX_INVALID`](Self::MAX_INVALID)
-///   invalid answers in a row to one question the flow ends with
-///   [`Response::Failed`]; the count rides in the sealed state, so only a
+///   question, with its own digest). An answer is invalid when any field it
+///   gives is, required or optional: unlike [`Form::validate`], which drops
+///   an invalid optional value and accepts the rest, a round never loses
+///   what the user typed without telling them. A field (or every optional
+///   field of a form) can opt back into dropping, for answers that are only
+///   hints: [`Field::drop_if_invalid`],
+///   [`FormBuilder::drop_invalid_optional`](crate::form::FormBuilder::drop_invalid_optional).
+///   After [`MAX_INVALID`](Self::MAX_INVALID) invalid answers in a row to
+///   one question the flow ends with
+///   [`RoundEnd::Aborted`]; the count rides in the sealed state, so only a
 ///   new flow (round 1) starts it over. A missing answer neither counts nor
 ///   resets it.
 /// - **Answers are bounded**: the answers one flow carries share
@@ -134,7 +142,7 @@ impl Flow {
 ///   its message, and so its digest): the answer proven for the old form is
 ///   not used, the new form is asked, and the old answer is not carried on.
 /// - **Limits**: a flow that must ask again after its round cap or deadline
-///   ends with [`Response::Failed`]; a state that does not open is the
+///   ends with [`RoundEnd::Aborted`]; a state that does not open is the
 ///   opaque `-32602` of [`Flow::round`].
 /// - **Mistakes are loud**: [`Stop::Ask`] with nothing asked, or two
 ///   different questions under one key in one round, end the round with an
@@ -168,6 +176,9 @@ pub struct Round<'f> {
     next: Next,
     /// The digest of the call's arguments, when opening the state made it.
     arguments: Option<JsonDigest>,
+    /// On round 1, the flow id drawn when the handler asked for it: the
+    /// state this round mints carries it.
+    fresh_id: OnceLock<FlowId>,
 }
 
 /// What a round asks, and what went wrong while it asked.
@@ -271,6 +282,7 @@ impl<'f> Round<'f> {
             app: parts.app,
             next: Next::default(),
             arguments,
+            fresh_id: OnceLock::new(),
         }
     }
 
@@ -343,24 +355,65 @@ impl<'f> Round<'f> {
         Ok(())
     }
 
+    /// The flow's identifier: the same in every round of one flow, and
+    /// different for every flow. Build idempotency keys from it (with the
+    /// effect's name: `format!("{id}:send-invoice")`), so that the system
+    /// an effect writes to can refuse a repeat that [`once`](Self::once)
+    /// alone does not stop.
+    ///
+    /// It is the flow id of the sealed state: 128 bits from the OS random
+    /// generator, drawn on round 1 (when first asked for, and then carried in
+    /// the state this round mints), so it cannot be guessed or made to
+    /// collide with another flow's. It is not secret: in signed mode the
+    /// client can read it from its state, and the replay guard and the
+    /// `tracing` events record it. `Display` gives 32 hex digits. On round
+    /// 1 the id lives only in the state the round mints: a round 1 that
+    /// ends in an error mints none, and the client's retry is a new flow,
+    /// with a new id.
+    ///
+    /// # Errors
+    ///
+    /// On round 1 only, [`RpcError::internal_error`] when the OS random
+    /// generator fails.
+    pub fn flow_id(&self) -> Result<FlowId, RpcError> {
+        if let Some(claims) = &self.claims {
+            return Ok(claims.flow_id());
+        }
+        if let Some(id) = self.fresh_id.get() {
+            return Ok(*id);
+        }
+        let id = FlowId::random().ok_or_else(RpcError::internal_error)?;
+        Ok(*self.fresh_id.get_or_init(|| id))
+    }
+
     /// Runs `effect` once per flow: in the first round that reaches this
     /// call, and never again in a round that carries a state minted after
     /// it. Returns its result when it ran, `None` when an earlier round ran
     /// it. `name` tells the effects of one handler apart.
     ///
-    /// The marker that it ran is carried in the state this round mints, so:
+    /// What it guarantees: the rounds after the one that ran the effect,
+    /// each on the state the round before it minted, do not run it again.
+    /// What it does not,
+    /// without a [`ReplayGuard`](crate::state::ReplayGuard) on the codec:
+    /// that the effect runs at most once. The marker that it ran travels in
+    /// the state this round mints, so:
     ///
     /// - an effect in a round that completes runs once (no later round);
     /// - an effect followed by an ask runs once if the client comes back with
     ///   the state that ask sends; a round that ends in an error mints no
     ///   state, so the effect runs again when the client retries with the
     ///   state it had;
-    /// - a state from before the effect, presented again, runs it again,
-    ///   unless the codec has a [`ReplayGuard`](crate::state::ReplayGuard), which
-    ///   refuses a state the second time; without one, design the effect to
-    ///   be idempotent (an idempotency key, say the flow's state) or accept
-    ///   that a replaying client can repeat it within the state's TTL;
-    /// - a new flow (a call without state) runs it again.
+    /// - **a state from before the effect, presented again, runs it again**
+    ///   (a client may replay any state it holds within its TTL), unless
+    ///   the codec has a replay guard, which refuses a state the second time;
+    /// - **a new flow (a call without state) runs it again**: to the runtime
+    ///   it is another request, even with the same arguments.
+    ///
+    /// Without a guard, make the effect idempotent where it lands: pass an
+    /// idempotency key made from [`flow_id`](Self::flow_id) and `name` to
+    /// the payment, mail or database call, so that a replayed state repeats
+    /// the call but not its effect. Against the same request made twice as
+    /// two flows, only a key of your own (an order number) helps.
     ///
     /// The marker holds `name` only, never the result; effect names take
     /// part of the state's own share ([`Flow::answer_budget`]).
@@ -376,7 +429,9 @@ impl<'f> Round<'f> {
     /// handlers that treat a decline or a cancel themselves.
     ///
     /// An invalid answer asks the form again, saying what to correct
-    /// ([`Reply::Invalid`]); answers proven earlier are kept.
+    /// ([`Reply::Invalid`]); answers proven earlier are kept. An answer is
+    /// invalid when any field it gives is invalid, optional ones included,
+    /// unless that field [drops invalid values](Field::drop_if_invalid).
     pub fn form(&mut self, key: &str, form: &Form) -> Reply<Answers> {
         self.form_with(key, form, false)
     }
@@ -409,7 +464,7 @@ impl<'f> Round<'f> {
             Reply::Cancelled => Err(Stop::Cancelled {
                 key: key.to_owned(),
             }),
-            Reply::Unsupported => Err(Stop::Failed(RpcError::missing_capability(
+            Reply::Unsupported => Err(Stop::Error(RpcError::missing_capability(
                 &ClientCapabilities::none().with_elicitation_form(),
             ))),
             Reply::Invalid(_) | Reply::Pending => Err(Stop::Ask),
@@ -458,41 +513,41 @@ impl<'f> Round<'f> {
     ///
     /// - A [`Misuse`] found in this round: an internal error naming it
     ///   (whatever the handler returned).
-    /// - [`Stop::Failed`]: that error.
+    /// - [`Stop::Error`]: that error.
     /// - A question whose answers failed validation
     ///   [`MAX_INVALID`](Self::MAX_INVALID) times in a row:
-    ///   [`Response::Failed`].
+    ///   [`RoundEnd::Aborted`].
     /// - [`Stop::Declined`] / [`Stop::Cancelled`]: the matching response.
-    /// - `Ok(value)` with nothing asked in this round: [`Response::Complete`].
+    /// - `Ok(value)` with nothing asked in this round: [`RoundEnd::Complete`].
     /// - `Ok(value)` while questions were asked, or [`Stop::Ask`]: the
-    ///   questions go out ([`Response::InputRequired`]); asks are never
+    ///   questions go out ([`RoundEnd::InputRequired`]); asks are never
     ///   dropped. If the flow may not ask again (its round cap or deadline
-    ///   is reached), [`Response::Failed`] says which.
+    ///   is reached), [`RoundEnd::Aborted`] says which.
     /// - [`Stop::Ask`] with no question asked: `-32021` naming what the
     ///   unsupported asks needed, if there were any; otherwise a
     ///   [`Misuse::NothingAsked`].
     ///
     /// # Errors
     ///
-    /// A [`Stop::Failed`] error; [`RpcError::missing_capability`] (`-32021`)
+    /// A [`Stop::Error`] error; [`RpcError::missing_capability`] (`-32021`)
     /// for a [`Stop::Ask`] when every ask was unsupported; an internal error
     /// for a [`Misuse`] ([`RpcError::misuse`] says which) or when a state
     /// cannot be minted otherwise.
-    pub fn complete<T>(mut self, result: Result<T, Stop>) -> Result<Response<T>, RpcError> {
+    pub fn complete<T>(mut self, result: Result<T, Stop>) -> Result<RoundEnd<T>, RpcError> {
         if let Some(misuse) = self.next.misuse.take() {
             return Err(misuse.into_error());
         }
         let result = match result {
-            Err(Stop::Failed(error)) => return Err(error),
+            Err(Stop::Error(error)) => return Err(error),
             other => other,
         };
         if let Some(key) = self.next.exhausted.take() {
-            return Ok(Response::Failed(Failure::InvalidAnswers { key }));
+            return Ok(RoundEnd::Aborted(AbortReason::InvalidAnswers { key }));
         }
         match result {
-            Err(Stop::Declined { key }) => Ok(Response::Declined { key }),
-            Err(Stop::Cancelled { key }) => Ok(Response::Cancelled { key }),
-            Ok(value) if self.next.asks.is_empty() => Ok(Response::Complete(value)),
+            Err(Stop::Declined { key }) => Ok(RoundEnd::Declined { key }),
+            Err(Stop::Cancelled { key }) => Ok(RoundEnd::Cancelled { key }),
+            Ok(value) if self.next.asks.is_empty() => Ok(RoundEnd::Complete(value)),
             Err(_) if self.next.asks.is_empty() => Err(if self.next.missing.is_empty() {
                 Misuse::NothingAsked.into_error()
             } else {
@@ -517,11 +572,11 @@ impl<'f> Round<'f> {
             Found::Nothing => return self.ask(key, request(form.message()), digest),
             Found::Carried(carried) => {
                 return match form.validate(&Value::Object(carried)) {
-                    Outcome::Accepted(answers) => Reply::Accepted(answers),
-                    Outcome::Declined => Reply::Declined,
-                    Outcome::Cancelled => Reply::Cancelled,
+                    Verdict::Accepted(answers) => Reply::Accepted(answers),
+                    Verdict::Declined => Reply::Declined,
+                    Verdict::Cancelled => Reply::Cancelled,
                     // ProvenAnswer once, so this does not happen; ask rather than trust.
-                    Outcome::Invalid(_) | Outcome::Missing => {
+                    Verdict::Invalid(_) | Verdict::Missing => {
                         self.ask(key, request(form.message()), digest)
                     }
                 };
@@ -530,7 +585,11 @@ impl<'f> Round<'f> {
         };
         let reask = |report: &Report| request(&reask_message(form, report));
         match form.validate(&raw) {
-            Outcome::Accepted(answers) => {
+            Verdict::Accepted(answers) if asks_again(form, answers.report()) => {
+                let report = answers.report().clone();
+                self.invalid(key, digest, reask(&report), report)
+            }
+            Verdict::Accepted(answers) => {
                 let content = match answers.to_json() {
                     Value::Object(content) => Some(content),
                     _ => None,
@@ -538,16 +597,16 @@ impl<'f> Round<'f> {
                 let response = elicit_response(ElicitAction::Accept, content);
                 self.keep(key, digest, response, Reply::Accepted(answers), reask)
             }
-            Outcome::Declined => {
+            Verdict::Declined => {
                 let response = elicit_response(ElicitAction::Decline, None);
                 self.keep(key, digest, response, Reply::Declined, reask)
             }
-            Outcome::Cancelled => {
+            Verdict::Cancelled => {
                 let response = elicit_response(ElicitAction::Cancel, None);
                 self.keep(key, digest, response, Reply::Cancelled, reask)
             }
-            Outcome::Invalid(report) => self.invalid(key, digest, reask(&report), report),
-            Outcome::Missing => self.ask(key, request(form.message()), digest),
+            Verdict::Invalid(report) => self.invalid(key, digest, reask(&report), report),
+            Verdict::Missing => self.ask(key, request(form.message()), digest),
         }
     }
 
@@ -705,7 +764,7 @@ impl<'f> Round<'f> {
         Reply::Pending
     }
 
-    fn input_required<T>(self) -> Result<Response<T>, RpcError> {
+    fn input_required<T>(self) -> Result<RoundEnd<T>, RpcError> {
         let own = budget::own_len(
             &self.next.questions,
             &self.next.reasks,
@@ -735,22 +794,34 @@ impl<'f> Round<'f> {
         let binding = binding(&self.call, arguments);
         let codec = self.flow.codec();
         let now = self.flow.clock().now();
-        let token = match &self.claims {
-            None => codec.start_at(&binding, &contents, now),
-            Some(claims) => codec.next_at(&binding, claims, &contents, now),
+        let token = match (&self.claims, self.fresh_id.get()) {
+            (None, Some(id)) => codec.start_flow_at(*id, &binding, &contents, now),
+            (None, None) => codec.start_at(&binding, &contents, now),
+            (Some(claims), _) => codec.next_at(&binding, claims, &contents, now),
         };
         match token {
-            Ok(token) => Ok(Response::InputRequired(InputRequiredResult::new(
+            Ok(token) => Ok(RoundEnd::InputRequired(InputRequiredResult::new(
                 self.next.asks,
                 token,
             ))),
             Err(MintError::TooManyRounds { max_rounds }) => {
-                Ok(Response::Failed(Failure::TooManyRounds { max_rounds }))
+                Ok(RoundEnd::Aborted(AbortReason::TooManyRounds { max_rounds }))
             }
-            Err(MintError::FlowExpired) => Ok(Response::Failed(Failure::DeadlinePassed)),
+            Err(MintError::FlowExpired) => Ok(RoundEnd::Aborted(AbortReason::DeadlinePassed)),
             Err(_) => Err(RpcError::internal_error()),
         }
     }
+}
+
+/// Whether an answer [`Form::validate`] accepted dropped the invalid value
+/// of a field that is asked again instead
+/// ([`Field::drop_if_invalid`] not set): in a round, nothing the user typed
+/// is lost without their being told.
+fn asks_again(form: &Form, report: &Report) -> bool {
+    report
+        .issues()
+        .iter()
+        .any(|issue| !form.field(issue.field()).is_some_and(Field::drops_invalid))
 }
 
 /// The call's binding: its principal (or none, anonymous), method, target

@@ -29,6 +29,13 @@ impl FlowId {
     pub(crate) fn from_bytes(bytes: [u8; 16]) -> Self {
         Self(bytes)
     }
+
+    /// A fresh id from the OS generator; `None` when it fails.
+    pub(crate) fn random() -> Option<Self> {
+        let mut bytes = [0u8; 16];
+        crate::state::keys::fill_random(&mut bytes).ok()?;
+        Some(Self(bytes))
+    }
 }
 
 impl fmt::Display for FlowId {

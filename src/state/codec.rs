@@ -164,6 +164,27 @@ impl StateCodec {
         })
     }
 
+    /// [`start_at`](Self::start_at) for a flow whose id was drawn before
+    /// (a round that handed its flow id to the handler before minting).
+    pub(crate) fn start_flow_at<A: Serialize>(
+        &self,
+        flow_id: FlowId,
+        binding: &Binding<'_>,
+        contents: &StateContents<A>,
+        now: OffsetDateTime,
+    ) -> Result<String, MintError> {
+        let deadline = checked_add(now, self.policy.flow_ttl()).ok_or(MintError::TimeOutOfRange)?;
+        self.mint(Mint {
+            binding,
+            flow_id,
+            round: 1,
+            deadline,
+            contents,
+            now,
+            nonce: None,
+        })
+    }
+
     /// [`next_at`](Self::next_at) with the system clock.
     ///
     /// # Errors

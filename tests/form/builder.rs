@@ -7,7 +7,7 @@
     reason = "a test fails by panicking; Value indexing reads fixed shapes"
 )]
 
-use mrtr_guard::form::{AnswerError, BindErrorKind, FieldKind, FormError, Outcome, Reason};
+use mrtr_guard::form::{AnswerError, BindErrorKind, FieldKind, FormError, Reason, Verdict};
 use mrtr_guard::{Field, Form, form_fields};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -48,7 +48,7 @@ fn by_field() -> Form {
 
 fn accepted(form: &Form, content: Value) -> mrtr_guard::Answers {
     match form.validate(&json!({"action": "accept", "content": content})) {
-        Outcome::Accepted(a) => a,
+        Verdict::Accepted(a) => a,
         other => panic!("not accepted: {other:?}"),
     }
 }
@@ -405,7 +405,7 @@ fn u64_fields_take_the_whole_u64_range_and_i64_fields_the_whole_i64_range() {
     assert_eq!(schema["properties"]["small"]["maximum"], json!(i64::MAX));
     let reason =
         |content: Value| match form.validate(&json!({"action": "accept", "content": content})) {
-            Outcome::Invalid(report) => report.issues().first().map(|i| i.reason()),
+            Verdict::Invalid(report) => report.issues().first().map(|i| i.reason()),
             other => panic!("not invalid: {other:?}"),
         };
     assert_eq!(
@@ -494,7 +494,7 @@ fn duplicates_are_removed_by_default_and_refused_on_request() {
         .field(roles().refuse_duplicates().required())
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    let Outcome::Invalid(report) =
+    let Verdict::Invalid(report) =
         strict.validate(&json!({"action": "accept", "content": {"roles": ["admin", "admin"]}}))
     else {
         panic!("duplicates accepted by a form that refuses them")

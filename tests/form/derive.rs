@@ -7,7 +7,7 @@
     reason = "a test fails by panicking; Value indexing reads fixed shapes"
 )]
 
-use mrtr_guard::form::{FieldType, Outcome};
+use mrtr_guard::form::{FieldType, Verdict};
 use mrtr_guard::{Field, Form, FormChoice, FormFields};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -21,7 +21,6 @@ enum Speed {
     #[form(title = "Next day")]
     NextDay,
     #[serde(skip)]
-    #[expect(dead_code, reason = "never an answer: not offered")]
     Warehouse,
 }
 
@@ -230,7 +229,7 @@ fn an_accepted_answer_binds_into_the_type() {
         "shipOn": "2026-02-28", "speed": "next-day", "extras": ["insured", "giftwrap"],
         "initials": "AB", "ref": "PO-1", "type": "gift", "audit": "ignored"
     }});
-    let Outcome::Accepted(answers) = derived().validate(&answer) else {
+    let Verdict::Accepted(answers) = derived().validate(&answer) else {
         panic!("not accepted")
     };
     let order: Order = answers.bind().unwrap_or_else(|e| panic!("{e}"));
@@ -263,7 +262,7 @@ fn an_accepted_answer_binds_into_the_type() {
     // Out of the derived bounds: refused before binding.
     let mut too_many = answer.clone();
     too_many["content"]["quantity"] = json!(11);
-    assert!(matches!(derived().validate(&too_many), Outcome::Invalid(_)));
+    assert!(matches!(derived().validate(&too_many), Verdict::Invalid(_)));
 }
 
 #[test]
@@ -365,4 +364,141 @@ serde_agrees! {
     "SCREAMING_SNAKE_CASE" => ScreamingSnake, ScreamingSnakeChoice;
     "kebab-case" => Kebab, KebabChoice;
     "SCREAMING-KEBAB-CASE" => ScreamingKebab, ScreamingKebabChoice;
+}
+
+/// Every kind of field with a `default`, and the settings beside it.
+#[derive(Debug, PartialEq, Deserialize, FormFields)]
+#[serde(rename_all = "camelCase")]
+struct Meeting {
+    #[form(max_length = 60, default = "Weekly sync")]
+    topic: String,
+    #[form(minimum = 1, maximum = 40, default = 4)]
+    attendees: Option<u32>,
+    #[form(minimum = -12, maximum = 14, default = -5)]
+    utc_offset: i8,
+    #[form(default = 0.5)]
+    hours: f64,
+    #[form(default = true)]
+    remote: bool,
+    #[form(default = Speed::NextDay)]
+    speed: Speed,
+    #[form(default = [Extra::Insurance, Extra::GiftWrap], refuse_duplicates)]
+    extras: Vec<Extra>,
+    /// Replaced by the `description` setting.
+    #[form(format = "date", default = "2027-02-01", description = "The first day")]
+    starts_on: Option<String>,
+    #[form(drop_if_invalid)]
+    room_hint: Option<String>,
+}
+
+#[test]
+fn a_default_is_in_the_schema_and_binds_back() {
+    let form = Form::of::<Meeting>("Book a meeting")
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let by_hand = Form::builder("Book a meeting")
+        .field(
+            Field::string("topic")
+                .max_length(60)
+                .default("Weekly sync")
+                .required(),
+        )
+        .field(
+            Field::integer("attendees")
+                .minimum(1)
+                .maximum(40)
+                .default(4),
+        )
+        .field(
+            Field::integer("utcOffset")
+                .minimum(-12)
+                .maximum(14)
+                .default(-5)
+                .required(),
+        )
+        .field(Field::number("hours").default(0.5).required())
+        .field(Field::boolean("remote").default(true).required())
+        .field(
+            Field::choice("speed")
+                .titled_option("standard", "Standard (5 days)")
+                .titled_option("next-day", "Next day")
+                .default("next-day")
+                .required(),
+        )
+        .field(
+            Field::multi_choice("extras")
+                .options(["giftwrap", "insured"])
+                .default(json!(["insured", "giftwrap"]))
+                .refuse_duplicates()
+                .required(),
+        )
+        .field(
+            Field::date("startsOn")
+                .description("The first day")
+                .default("2027-02-01"),
+        )
+        .field(Field::string("roomHint").drop_if_invalid())
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(form, by_hand);
+    let schema = form.requested_schema();
+    let defaults: Vec<(&str, &Value)> = schema["properties"]
+        .as_object()
+        .unwrap_or_else(|| panic!("properties"))
+        .iter()
+        .filter_map(|(name, p)| Some((name.as_str(), p.get("default")?)))
+        .collect();
+    assert_eq!(defaults.len(), 8, "{defaults:?}");
+    assert_eq!(schema["properties"]["attendees"]["default"], json!(4));
+    assert_eq!(schema["properties"]["utcOffset"]["default"], json!(-5));
+    assert_eq!(schema["properties"]["speed"]["default"], json!("next-day"));
+    assert_eq!(
+        schema["properties"]["extras"]["default"],
+        json!(["insured", "giftwrap"])
+    );
+    assert_eq!(
+        schema["properties"]["startsOn"]["description"],
+        "The first day"
+    );
+    assert!(form.field("roomHint").is_some_and(Field::drops_invalid));
+    // A client that submits the pre-filled values gets them back, typed.
+    let content: serde_json::Map<String, Value> = defaults
+        .into_iter()
+        .map(|(name, value)| (name.to_owned(), value.clone()))
+        .collect();
+    let answer = json!({"action": "accept", "content": content});
+    let Verdict::Accepted(answers) = form.validate(&answer) else {
+        panic!("the defaults are not accepted")
+    };
+    let meeting: Meeting = answers.bind().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        meeting,
+        Meeting {
+            topic: "Weekly sync".into(),
+            attendees: Some(4),
+            utc_offset: -5,
+            hours: 0.5,
+            remote: true,
+            speed: Speed::NextDay,
+            extras: vec![Extra::Insurance, Extra::GiftWrap],
+            starts_on: Some("2027-02-01".into()),
+            room_hint: None,
+        }
+    );
+}
+
+#[test]
+fn a_default_on_a_variant_serde_skips_is_refused_at_build() {
+    #[derive(Deserialize, FormFields)]
+    #[expect(dead_code, reason = "only the form is read")]
+    struct Shipping {
+        #[form(default = Speed::Warehouse)]
+        speed: Speed,
+    }
+    assert_eq!(
+        Form::of::<Shipping>("Ship").build().err(),
+        Some(mrtr_guard::form::FormError::DefaultWrongType {
+            field: "speed".into()
+        })
+    );
 }

@@ -15,7 +15,7 @@
 
 use std::path::PathBuf;
 
-use mrtr_guard::form::{FormError, Outcome};
+use mrtr_guard::form::{FormError, Verdict};
 use mrtr_guard::{Field, Form};
 use serde_json::{Value, json};
 
@@ -101,7 +101,7 @@ fn a_pydantic_model_schema_parses_in_its_order() {
         "full_name": "Ada Lovelace", "email": "ada@example.com",
         "meeting_at": "2024-02-29T12:00:00Z", "team_size": 12, "roles": ["admin", "member"]
     }});
-    assert!(matches!(form.validate(&answer), Outcome::Accepted(a) if a.report().is_clean()));
+    assert!(matches!(form.validate(&answer), Verdict::Accepted(a) if a.report().is_clean()));
 }
 
 /// A change to the pydantic schema.

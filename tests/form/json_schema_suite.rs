@@ -30,7 +30,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use mrtr_guard::Form;
-use mrtr_guard::form::Outcome;
+use mrtr_guard::form::Verdict;
 use serde_json::{Map, Value, json};
 
 const ROOT: &str = concat!(
@@ -180,7 +180,7 @@ fn adapt(schema: &Value) -> Result<Adapted, String> {
 
 fn accepted_clean(form: &Form, content: Value) -> bool {
     match form.validate(&json!({"action": "accept", "content": content})) {
-        Outcome::Accepted(a) => a.report().issues().is_empty(),
+        Verdict::Accepted(a) => a.report().issues().is_empty(),
         _ => false,
     }
 }

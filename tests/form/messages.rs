@@ -3,7 +3,7 @@
 
 #![allow(clippy::panic, reason = "a test fails by panicking; inputs are fixed")]
 
-use mrtr_guard::form::{Outcome, Reason};
+use mrtr_guard::form::{Reason, Verdict};
 use mrtr_guard::{Field, Form, Report};
 use serde_json::{Value, json};
 
@@ -40,8 +40,8 @@ fn form() -> Form {
 /// The report for `content`, whether invalid or accepted with drops.
 fn report(form: &Form, content: Value) -> Report {
     match form.validate(&json!({"action": "accept", "content": content})) {
-        Outcome::Invalid(r) => r,
-        Outcome::Accepted(a) => a.report().clone(),
+        Verdict::Invalid(r) => r,
+        Verdict::Accepted(a) => a.report().clone(),
         other => panic!("unexpected {other:?}"),
     }
 }
@@ -239,7 +239,7 @@ fn the_message_never_echoes_what_was_sent() {
 #[test]
 fn whole_result_problems_and_clean_reports() {
     let form = form();
-    let Outcome::Invalid(r) = form.validate(&json!({"action": "maybe"})) else {
+    let Verdict::Invalid(r) = form.validate(&json!({"action": "maybe"})) else {
         panic!("a bad action is invalid")
     };
     assert_eq!(

@@ -10,7 +10,7 @@
     reason = "a test fails by panicking; inputs are fixed"
 )]
 
-use mrtr_guard::form::{Outcome, Problem, Reason};
+use mrtr_guard::form::{Problem, Reason, Verdict};
 use mrtr_guard::json::{JsonError, Limits, parse_strict};
 use mrtr_guard::{Field, Form};
 use serde_json::{Value, json};
@@ -763,20 +763,20 @@ fn check(name: &str, form: &Form, bytes: &[u8], expect: &Expect, limits: &Limits
         (Ok(v), _) => form.validate(v),
     };
     match (expect, &outcome) {
-        (Expect::Accepted(stripped, json), Outcome::Accepted(a)) => {
+        (Expect::Accepted(stripped, json), Verdict::Accepted(a)) => {
             assert!(a.report().issues().is_empty(), "{name}: {}", a.report());
             assert_eq!(a.report().stripped_count(), *stripped, "{name}");
             if let Some(json) = json {
                 assert_eq!(&a.to_json(), json, "{name}");
             }
         }
-        (Expect::Deduped(field, json), Outcome::Accepted(a)) => {
+        (Expect::Deduped(field, json), Verdict::Accepted(a)) => {
             assert!(a.report().issues().is_empty(), "{name}: {}", a.report());
             assert_eq!(a.report().deduplicated(), [*field], "{name}");
             assert!(!a.report().is_clean(), "{name}");
             assert_eq!(&a.to_json(), json, "{name}");
         }
-        (Expect::Dropped(field, reason), Outcome::Accepted(a)) => {
+        (Expect::Dropped(field, reason), Verdict::Accepted(a)) => {
             let issues = a.report().issues();
             assert_eq!(issues.len(), 1, "{name}: {}", a.report());
             assert_eq!(
@@ -787,12 +787,12 @@ fn check(name: &str, form: &Form, bytes: &[u8], expect: &Expect, limits: &Limits
             assert!(!issues[0].is_required(), "{name}");
             assert!(!a.contains(field), "{name}: dropped field still present");
         }
-        (Expect::Field(field, reason), Outcome::Invalid(r)) => {
+        (Expect::Field(field, reason), Verdict::Invalid(r)) => {
             assert_eq!(r.problem(), None, "{name}");
             assert_eq!(r.reason(field), Some(*reason), "{name}: {r}");
         }
-        (Expect::Whole(p), Outcome::Invalid(r)) => assert_eq!(r.problem(), Some(*p), "{name}"),
-        (Expect::Declined, Outcome::Declined) | (Expect::Cancelled, Outcome::Cancelled) => {}
+        (Expect::Whole(p), Verdict::Invalid(r)) => assert_eq!(r.problem(), Some(*p), "{name}"),
+        (Expect::Declined, Verdict::Declined) | (Expect::Cancelled, Verdict::Cancelled) => {}
         _ => panic!("{name}: expected {expect:?}, got {outcome:?}"),
     }
 }
@@ -813,19 +813,19 @@ fn missing_response_and_bad_input_responses() {
     let form = form();
     assert_eq!(
         form.validate_response(&json!({"other": {"action": "accept"}}), "ship"),
-        Outcome::Missing
+        Verdict::Missing
     );
     assert_eq!(
         form.validate_response(&json!({"ship": {"action": "decline"}}), "ship"),
-        Outcome::Declined
+        Verdict::Declined
     );
     for bad in [json!(null), json!("x"), json!([]), json!(12345)] {
-        let Outcome::Invalid(r) = form.validate_response(&bad, "ship") else {
+        let Verdict::Invalid(r) = form.validate_response(&bad, "ship") else {
             panic!("{bad}")
         };
         assert_eq!(r.problem(), Some(Problem::ResponsesNotAnObject));
     }
-    let Outcome::Invalid(r) = form.validate_response(&json!({"ship": 12345}), "ship") else {
+    let Verdict::Invalid(r) = form.validate_response(&json!({"ship": 12345}), "ship") else {
         panic!()
     };
     assert_eq!(r.problem(), Some(Problem::NotAnObject));
@@ -847,7 +847,7 @@ fn reports_never_contain_submitted_values() {
         }
     });
     let outcome = form.validate(&result);
-    let Outcome::Invalid(report) = &outcome else {
+    let Verdict::Invalid(report) = &outcome else {
         panic!("{outcome:?}")
     };
     assert_eq!(report.reason("name"), Some(Reason::TooLong));

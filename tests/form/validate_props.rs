@@ -1,7 +1,7 @@
 //! Property tests: arbitrary JSON never panics the validator; an accepted
 //! answer validates again as accepted and holds only declared keys.
 
-use mrtr_guard::form::Outcome;
+use mrtr_guard::form::Verdict;
 use mrtr_guard::json::{Limits, parse_strict};
 use mrtr_guard::{Field, Form};
 use proptest::prelude::*;
@@ -90,13 +90,13 @@ proptest! {
     fn arbitrary_content_never_panics_and_accepted_is_a_fixed_point(content in content()) {
         let form = form();
         let outcome = form.validate(&json!({"action": "accept", "content": content}));
-        if let Outcome::Accepted(answers) = outcome {
+        if let Verdict::Accepted(answers) = outcome {
             let stripped = answers.to_json();
             let declared: Vec<&str> = form.fields().iter().map(Field::name).collect();
             let obj = stripped.as_object().unwrap_or_else(|| unreachable!());
             prop_assert!(obj.keys().all(|k| declared.contains(&k.as_str())));
             let again = form.validate(&json!({"action": "accept", "content": stripped}));
-            let Outcome::Accepted(again) = again else {
+            let Verdict::Accepted(again) = again else {
                 return Err(TestCaseError::fail(format!("re-validation refused: {again:?}")));
             };
             prop_assert!(again.report().is_clean());

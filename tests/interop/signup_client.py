@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import traceback
-from typing import Any, Awaitable, Callable
+from typing import Any, Callable
 
 import mcp_types as types
 from mcp import Client
@@ -21,8 +20,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
+from checks import check, expect, summary
+
 URL = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8080/mcp"
-results: list[tuple[str, bool, str]] = []
 
 Answerer = Callable[[str, dict[str, Any]], types.ElicitResult]
 
@@ -45,23 +45,6 @@ def client(user: str, answer: Answerer | None = None, asked: list[str] | None = 
 
 def text_of(result: types.CallToolResult) -> str:
     return " ".join(block.text for block in result.content if getattr(block, "type", "") == "text")
-
-
-async def check(name: str, body: Callable[[], Awaitable[str]]) -> None:
-    try:
-        detail = await body()
-        results.append((name, True, detail))
-        print(f"PASS {name}: {detail}")
-    except Exception as error:  # noqa: BLE001 - every failure is reported
-        why = f"{type(error).__name__}: {error}"
-        results.append((name, False, why))
-        print(f"FAIL {name}: {why}")
-        traceback.print_exc()
-
-
-def expect(condition: bool, message: str) -> None:
-    if not condition:
-        raise AssertionError(message)
 
 
 def signup_answers(plan: str) -> Answerer:
@@ -213,9 +196,7 @@ async def main() -> int:
     await check("requestState replayed under another user refused", state_under_another_user)
     await check("answer violating the schema re-asked", answer_violating_schema)
     await check("answers that keep failing end with a tool error", answers_that_keep_failing)
-    failed = [name for name, ok, _ in results if not ok]
-    print(f"python client: {len(results) - len(failed)} passed, {len(failed)} failed")
-    return 1 if failed else 0
+    return summary("python client")
 
 
 if __name__ == "__main__":

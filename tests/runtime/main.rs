@@ -3,6 +3,7 @@
 //! each refused state emits. One module per concern; shared fixtures are
 //! `mrtr-guard-test-support` (tests/support/).
 
+mod forms;
 mod headers;
 mod stress;
 #[cfg(feature = "tracing")]

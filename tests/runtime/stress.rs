@@ -29,7 +29,7 @@ use mrtr_guard::runtime::FixedClock;
 use mrtr_guard::state::{FlowId, ReplayError};
 use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
 use mrtr_guard::{
-    Call, Field, Form, KeyRing, MasterKey, MemoryReplayGuard, Method, ReplayGuard, Response, Round,
+    Call, Field, Form, KeyRing, MasterKey, MemoryReplayGuard, Method, ReplayGuard, Round, RoundEnd,
     StateCodec, Stop,
 };
 use serde_json::{Map, json};
@@ -146,7 +146,7 @@ fn concurrent_flows_complete_once_and_every_replay_is_refused() {
                                 .with_arguments(arguments(thread, i));
                             let call = Call::new(params).with_principal(principal(thread));
                             match flow.run(call, handler) {
-                                Ok(Response::InputRequired(asked)) => {
+                                Ok(RoundEnd::InputRequired(asked)) => {
                                     assert!(asked.input_request("ship").is_some());
                                     asked.request_state().unwrap().to_owned()
                                 }
@@ -187,7 +187,7 @@ fn concurrent_flows_complete_once_and_every_replay_is_refused() {
                     for owner in order {
                         let call = round_two(owner, i, &states[owner][i]);
                         match flow.run(call, handler) {
-                            Ok(Response::Complete(tracking)) => {
+                            Ok(RoundEnd::Complete(tracking)) => {
                                 assert_eq!(tracking, format!("T{owner}-{i}"));
                                 opened[owner * flows_per_thread + i]
                                     .fetch_add(1, Ordering::Relaxed);

@@ -397,7 +397,7 @@ fn a_guard_failure_has_its_own_event() {
 // ---- through the runtime -------------------------------------------------------------
 
 /// A tool asking one form, as the demo's `ShipOrder` does, for one round.
-fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<mrtr_guard::Response<String>, RpcError> {
+fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<mrtr_guard::RoundEnd<String>, RpcError> {
     let ship = mrtr_guard::Form::builder("Tracking number?")
         .field(mrtr_guard::Field::string("trackingNumber").required())
         .build()
@@ -477,4 +477,37 @@ fn the_leak_check_sees_a_marker_or_token_text() {
         assert!(caught.is_err(), "not caught: {leak}");
     }
     assert_no_secrets(&[event("forged".to_owned())], &token);
+}
+
+/// `?` on a form that does not build in a handler: one error event naming
+/// the mistake, the field and why; the client gets the plain internal error.
+#[test]
+fn a_form_that_does_not_build_is_an_error_event_with_the_reason() {
+    let h = harness();
+    let (result, events) = capture(|| {
+        h.flow.run(req("ada-MARKER", "t").call().unwrap(), |round| {
+            let form = mrtr_guard::Form::builder("Seats?")
+                .field(mrtr_guard::Field::integer("seats").minimum(9).maximum(1))
+                .build()?;
+            round.require("seats", &form)?;
+            Ok(String::new())
+        })
+    });
+    assert_eq!(result.unwrap_err(), RpcError::internal_error());
+    let [event] = &events[..] else {
+        panic!("one event: {events:?}")
+    };
+    assert_eq!(
+        (event.target, event.level),
+        ("mrtr_guard::runtime", Level::ERROR)
+    );
+    assert_eq!(event.field("misuse"), Some("invalid_form"));
+    let message = event.field("message").unwrap();
+    assert!(
+        message.contains("field \"seats\": minimum is above"),
+        "{message}"
+    );
+    for text in event.texts() {
+        assert!(!text.contains("MARKER"), "{event:?}");
+    }
 }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use mrtr_guard::runtime::FixedClock;
 use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
-use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, Policy, Response, RpcError, StateCodec};
+use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, Policy, RoundEnd, RpcError, StateCodec};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 
@@ -112,9 +112,9 @@ impl Req {
 }
 
 /// The `InputRequiredResult` of a response, as JSON, and its state.
-pub fn asked(response: &Result<Response<String>, RpcError>) -> (Value, String) {
+pub fn asked(response: &Result<RoundEnd<String>, RpcError>) -> (Value, String) {
     match response {
-        Ok(Response::InputRequired(result)) => {
+        Ok(RoundEnd::InputRequired(result)) => {
             (result.to_json(), result.request_state().unwrap().to_owned())
         }
         other => panic!("expected input_required, got {other:?}"),
@@ -132,8 +132,8 @@ pub fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
 
-pub fn complete(text: &str) -> Result<Response<String>, RpcError> {
-    Ok(Response::Complete(text.to_owned()))
+pub fn complete(text: &str) -> Result<RoundEnd<String>, RpcError> {
+    Ok(RoundEnd::Complete(text.to_owned()))
 }
 
 pub fn object(value: Value) -> Map<String, Value> {

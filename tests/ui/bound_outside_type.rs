@@ -8,4 +8,7 @@ struct Order {
     count: u32,
 }
 
-fn main() {}
+fn main() {
+    // The impl is there despite the error: no second error where it is used.
+    let _ = mrtr_guard::Form::of::<Order>("Order");
+}

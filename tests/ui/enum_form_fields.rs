@@ -6,4 +6,7 @@ enum Speed {
     Express,
 }
 
-fn main() {}
+fn main() {
+    // The impl is there despite the error: no second error where it is used.
+    let _ = mrtr_guard::Form::of::<Speed>("Pick one");
+}

@@ -7,4 +7,7 @@ enum Speed {
     Express,
 }
 
-fn main() {}
+fn main() {
+    // The impl is there despite the error: no second error where it is used.
+    let _ = <Speed as mrtr_guard::FormChoice>::choices();
+}

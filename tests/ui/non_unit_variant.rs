@@ -6,4 +6,7 @@ enum Speed {
     Custom { days: u8 },
 }
 
-fn main() {}
+fn main() {
+    // The impl is there despite the error: no second error where it is used.
+    let _ = <Speed as mrtr_guard::FormChoice>::choices();
+}

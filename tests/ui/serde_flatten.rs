@@ -12,4 +12,7 @@ struct Order {
     address: Address,
 }
 
-fn main() {}
+fn main() {
+    // The impl is there despite the error: no second error where it is used.
+    let _ = mrtr_guard::Form::of::<Order>("Order");
+}

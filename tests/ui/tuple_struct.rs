@@ -3,4 +3,7 @@ use mrtr_guard::FormFields;
 #[derive(FormFields)]
 struct Order(String, u8);
 
-fn main() {}
+fn main() {
+    // The impl is there despite the error: no second error where it is used.
+    let _ = mrtr_guard::Form::of::<Order>("Order");
+}

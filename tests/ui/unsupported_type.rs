@@ -5,4 +5,7 @@ struct Order {
     placed: std::time::SystemTime,
 }
 
-fn main() {}
+fn main() {
+    // The impl is there despite the error: no second error where it is used.
+    let _ = mrtr_guard::Form::of::<Order>("Order");
+}

@@ -29,7 +29,7 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use mrtr_guard::json::{Limits, parse_strict};
 use mrtr_guard::wire::CallParams;
-use mrtr_guard::{Call, Flow, Form, MasterKey, Method, Mode, Response, Round, StateCodec, Stop};
+use mrtr_guard::{Call, Flow, Form, MasterKey, Method, Mode, Round, RoundEnd, StateCodec, Stop};
 use mrtr_guard_peers::{accepted, app_data, ship_form};
 use serde_json::{Value, json};
 
@@ -43,7 +43,7 @@ struct Forms {
 /// The tool: ship form, then a confirmation; 512 B of app data from round 1.
 fn handler(round: &mut Round<'_>, forms: &Forms) -> Result<usize, Stop> {
     if round.is_first() {
-        round.set_app(&app_data(512)).map_err(Stop::Failed)?;
+        round.set_app(&app_data(512)).map_err(Stop::Error)?;
     }
     let ship = round.require("ship", &forms.ship)?;
     round.require("confirm", &forms.confirm)?;
@@ -56,7 +56,7 @@ fn round(flow: &Flow, forms: &Forms, request: &[u8]) -> Option<Vec<u8>> {
     let method = Method::from_name(request.get("method")?.as_str()?)?;
     let params = CallParams::from_json(method, request.get("params")?).ok()?;
     let call = Call::new(params).with_principal(PRINCIPAL);
-    let Response::InputRequired(result) = flow.run(call, |round| handler(round, forms)).ok()?
+    let RoundEnd::InputRequired(result) = flow.run(call, |round| handler(round, forms)).ok()?
     else {
         return None;
     };

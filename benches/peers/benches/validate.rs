@@ -22,7 +22,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mrtr_guard::form::Outcome;
+use mrtr_guard::form::Verdict;
 use mrtr_guard_peers::{accepted, rejected, ship_form};
 use serde_json::json;
 
@@ -40,8 +40,8 @@ fn bench(c: &mut Criterion) {
     let bad_result = json!({"action": "accept", "content": bad_content});
 
     // Same verdicts on both sides before timing anything.
-    assert!(matches!(form.validate(&ok_result), Outcome::Accepted(_)));
-    assert!(matches!(form.validate(&bad_result), Outcome::Invalid(_)));
+    assert!(matches!(form.validate(&ok_result), Verdict::Accepted(_)));
+    assert!(matches!(form.validate(&bad_result), Verdict::Invalid(_)));
     assert!(validator.is_valid(&ok_content));
     assert!(!validator.is_valid(&bad_content));
     assert!(validator.iter_errors(&bad_content).count() > 1);

@@ -138,7 +138,7 @@ impl Conformance {
                 Ok(text(format!("Got {}.", value.str("value")?)))
             }
             "test_logging_tool" => Ok(text("no logs")),
-            _ => Err(Stop::Failed(RpcError::invalid_params("unknown tool"))),
+            _ => Err(Stop::Error(RpcError::invalid_params("unknown tool"))),
         }
     }
 }

@@ -82,7 +82,7 @@ impl ServerHandler for Tools {
                 Reply::Accepted(_) => Ok(text("sampled")),
                 _ => Err(Stop::Ask),
             },
-            _ => Err(Stop::Failed(RpcError::invalid_params("unknown tool"))),
+            _ => Err(Stop::Error(RpcError::invalid_params("unknown tool"))),
         };
         tool_response(round, result)
     }

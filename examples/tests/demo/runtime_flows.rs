@@ -18,10 +18,10 @@ use mrtr_guard_test_support::*;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use mrtr_guard::runtime::{Clock as _, Failure, Misuse};
+use mrtr_guard::runtime::{AbortReason, Clock as _, Misuse};
 use mrtr_guard::wire::{ClientCapabilities, SamplingRequest};
 use mrtr_guard::{
-    Binding, Field, Form, MemoryReplayGuard, Method, Policy, Reply, Response, RpcError, StateError,
+    Binding, Field, Form, MemoryReplayGuard, Method, Policy, Reply, RoundEnd, RpcError, StateError,
     Stop,
 };
 use serde_json::{Value, json};
@@ -31,11 +31,11 @@ use time::{Duration, OffsetDateTime};
 static FORMS: LazyLock<signup_tools::Forms> = LazyLock::new(|| signup_tools::forms().unwrap());
 
 /// Runs the demo tool `req.tool` for one round.
-fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<Response<String>, RpcError> {
+fn run(flow: &mrtr_guard::Flow, req: &Req) -> Result<RoundEnd<String>, RpcError> {
     flow.run(req.call()?, |round| signup_tools::run_tool(round, &FORMS))
 }
 
-fn bad_state() -> Result<Response<String>, RpcError> {
+fn bad_state() -> Result<RoundEnd<String>, RpcError> {
     Err(RpcError::invalid_request_state())
 }
 
@@ -144,7 +144,7 @@ fn signup_decline_at_any_round_ends_without_error() {
     });
     assert_eq!(
         raw,
-        Ok(Response::Declined {
+        Ok(RoundEnd::Declined {
             key: "account".into()
         })
     );
@@ -159,7 +159,7 @@ fn signup_decline_at_any_round_ends_without_error() {
     let raw = h.flow.run(cancel.call().unwrap(), |round| {
         signup_tools::signup(round, &FORMS)
     });
-    assert_eq!(raw, Ok(Response::Cancelled { key: "team".into() }));
+    assert_eq!(raw, Ok(RoundEnd::Cancelled { key: "team".into() }));
 }
 
 #[test]
@@ -392,8 +392,8 @@ fn a_flow_at_its_round_cap_ends_with_a_clear_failure() {
     // state itself was fine.
     let team = json!({"team": accept(json!({"teamSize": 3, "roles": ["admin"]}))});
     let ended = run(&h.flow, &req("ada", "signup").answer(team, Some(&s2)));
-    let failure = Failure::TooManyRounds { max_rounds: 2 };
-    assert_eq!(ended, Ok(Response::Failed(failure.clone())));
+    let failure = AbortReason::TooManyRounds { max_rounds: 2 };
+    assert_eq!(ended, Ok(RoundEnd::Aborted(failure.clone())));
     assert!(failure.to_string().contains("2 rounds"), "{failure}");
 }
 
@@ -425,8 +425,12 @@ fn a_flow_that_reaches_its_deadline_while_asking_ends_with_a_clear_failure() {
     let (_, s1) = asked(&run(&flow, &req("ada", "ShipOrder")));
     let bad = json!({"ship": accept(json!({"trackingNumber": ""}))});
     let ended = run(&flow, &req("ada", "ShipOrder").answer(bad, Some(&s1)));
-    assert_eq!(ended, Ok(Response::Failed(Failure::DeadlinePassed)));
-    assert!(Failure::DeadlinePassed.to_string().contains("time limit"));
+    assert_eq!(ended, Ok(RoundEnd::Aborted(AbortReason::DeadlinePassed)));
+    assert!(
+        AbortReason::DeadlinePassed
+            .to_string()
+            .contains("time limit")
+    );
 }
 
 #[test]
@@ -445,7 +449,7 @@ fn a_refused_state_keeps_its_reason_off_the_wire() {
     let guard = Arc::new(MemoryReplayGuard::new(1000));
     let h = harness_with(|b| b.replay_guard(guard).policy(policy_rounds(1)));
     let wire = RpcError::invalid_request_state().to_json();
-    let refused = |response: Result<Response<String>, RpcError>, reason: &str| {
+    let refused = |response: Result<RoundEnd<String>, RpcError>, reason: &str| {
         let error = response.unwrap_err();
         assert_eq!(error.to_json(), wire, "{reason}");
         assert_eq!(error.http_status(), 200, "{reason}");
@@ -956,10 +960,10 @@ fn three_invalid_answers_in_a_row_end_the_flow_with_a_clear_failure() {
         state = next;
     }
     let ended = run(&h.flow, &r.answer(bad(), Some(&state)));
-    let failure = Failure::InvalidAnswers {
+    let failure = AbortReason::InvalidAnswers {
         key: "ship".to_owned(),
     };
-    assert_eq!(ended, Ok(Response::Failed(failure.clone())));
+    assert_eq!(ended, Ok(RoundEnd::Aborted(failure.clone())));
     assert!(
         failure.to_string().contains("kept failing validation"),
         "{failure}"
@@ -986,10 +990,10 @@ fn only_consecutive_invalid_answers_to_one_question_count() {
     assert_eq!(k, ["account"]);
     // ...and not a fresh start either: the next invalid answer is the third.
     let ended = run(&h.flow, &r.clone().answer(bad_account(), Some(&s)));
-    let failure = Failure::InvalidAnswers {
+    let failure = AbortReason::InvalidAnswers {
         key: "account".to_owned(),
     };
-    assert_eq!(ended, Ok(Response::Failed(failure)));
+    assert_eq!(ended, Ok(RoundEnd::Aborted(failure)));
 
     // A valid answer ends the count; the next form has its own.
     let account = json!({"account": accept(json!({"email": "ada@example.com", "plan": "team"}))});
@@ -1136,7 +1140,7 @@ fn the_largest_answers_each_demo_form_accepts_are_carried_and_every_round_mints(
     assert_eq!(keys(&r3), ["confirm"]);
     let confirm = json!({"confirm": {"action": "accept"}});
     let done = run(&h.flow, &r.answer(confirm, Some(&s3)));
-    assert!(matches!(done, Ok(Response::Complete(_))), "{done:?}");
+    assert!(matches!(done, Ok(RoundEnd::Complete(_))), "{done:?}");
 
     // The conformance fixture's free-text forms have no maxLength: their
     // largest answer is what the budget holds. Two answers that fill it
@@ -1174,5 +1178,5 @@ fn the_largest_answers_each_demo_form_accepts_are_carried_and_every_round_mints(
     let done = h
         .flow
         .run(r.answer(step2, Some(&s3)).call().unwrap(), multi_round);
-    assert!(matches!(done, Ok(Response::Complete(_))), "{done:?}");
+    assert!(matches!(done, Ok(RoundEnd::Complete(_))), "{done:?}");
 }

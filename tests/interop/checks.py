@@ -1,0 +1,35 @@
+"""What the Python interop clients share: one line per check, and the tally.
+
+Each check prints "PASS <name>: <detail>" or "FAIL <name>: <why>" (what
+scripts/interop counts); `summary` prints the tally and gives the exit status.
+"""
+
+from __future__ import annotations
+
+import traceback
+from typing import Awaitable, Callable
+
+results: list[tuple[str, bool, str]] = []
+
+
+async def check(name: str, body: Callable[[], Awaitable[str]]) -> None:
+    try:
+        detail = await body()
+        results.append((name, True, detail))
+        print(f"PASS {name}: {detail}")
+    except Exception as error:  # noqa: BLE001 - every failure is reported
+        why = f"{type(error).__name__}: {error}"
+        results.append((name, False, why))
+        print(f"FAIL {name}: {why}")
+        traceback.print_exc()
+
+
+def expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise AssertionError(message)
+
+
+def summary(label: str) -> int:
+    failed = [name for name, ok, _ in results if not ok]
+    print(f"{label}: {len(results) - len(failed)} passed, {len(failed)} failed")
+    return 1 if failed else 0
