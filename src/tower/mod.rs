@@ -62,7 +62,7 @@
 // The layer and its settings, the service it makes (request screening), and
 // the response rewrite that puts forms' fields back in declared order.
 pub(crate) mod layer;
-mod order;
+pub(crate) mod order;
 pub(crate) mod service;
 
 pub use layer::ScreenLayer;

@@ -35,8 +35,8 @@ use mrtr_guard::{Flow, Form, KeyRing, MasterKey, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, CustomRequest, CustomResult, JsonObject, ServerCapabilities,
-    ServerConfig,
+    CallToolResult, ContentBlock, CustomRequest, CustomResult, JsonObject, MetaObject,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::schemars::JsonSchema;
 use rmcp::service::{RequestContext, RoleServer};
@@ -113,6 +113,18 @@ impl Rooms {
     }
 }
 
+#[tool_router(router = proxy_router)]
+impl Rooms {
+    /// A proxy: forwards an upstream's result, `_meta` and all.
+    #[tool]
+    async fn proxy(&self) -> ToolResponse {
+        let mut result = CallToolResult::success(vec![ContentBlock::text("upstream")]);
+        let meta = json!({"dev.mrtr-guard/propertyOrder": {"x": ["b", "a"]}, "n": 1});
+        result.meta = Some(MetaObject(meta.as_object().unwrap().clone()));
+        Ok(result.into())
+    }
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Rooms {
     fn get_info(&self) -> ServerConfig {
@@ -143,7 +155,7 @@ fn rooms() -> McpService<Rooms> {
         .anonymous()
         .build(|flow| Rooms {
             flow,
-            tool_router: Rooms::tool_router(),
+            tool_router: Rooms::tool_router() + Rooms::proxy_router(),
         })
         .unwrap()
 }
@@ -398,4 +410,20 @@ fn configurations_that_cannot_work_are_refused() {
             .contains(".authenticate("),
         "says what to do"
     );
+}
+
+/// A tool whose output carries the order hint's public key (a proxy
+/// forwarding an upstream's `_meta`) gets its result through untouched: the
+/// layer rewrites only the adapter's own results, whose hint key holds a
+/// per-process secret.
+#[tokio::test]
+async fn a_tool_output_carrying_the_hint_key_is_not_rewritten() {
+    let (status, _, reply) = post(&rooms(), "tools/call", json!({"name": "proxy"})).await;
+    assert_eq!(status, StatusCode::OK, "{reply}");
+    assert_eq!(
+        reply["result"]["_meta"]["dev.mrtr-guard/propertyOrder"],
+        json!({"x": ["b", "a"]}),
+        "{reply}"
+    );
+    assert!(reply["result"]["_meta"]["n"].is_number(), "{reply}");
 }
