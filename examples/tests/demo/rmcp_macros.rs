@@ -502,7 +502,7 @@ fn the_readme_mount_builds_the_server() {
         // README: mount (end)
         Ok(app)
     };
-    mount().unwrap();
+    let _app = mount().unwrap();
     let readme = include_str!("../../../README.md");
     let source = include_str!("rmcp_macros.rs");
     let at = readme.find("Once per server").unwrap();
