@@ -4,6 +4,9 @@
 //! headers and `_meta`, serves stateless Streamable HTTP, and lets a handler
 //! return `input_required`. This module supplies the rest:
 //!
+//! - [`McpServer`] (feature `server`): the one way to mount it all, `rmcp`'s
+//!   Streamable HTTP service behind `ScreenLayer` with every check in place;
+//!   it refuses a configuration that cannot work;
 //! - [`RmcpFlow::tool_round`] (and the prompt and resource twins) turns a
 //!   request and its [`RequestContext`](::rmcp::service::RequestContext)
 //!   into a [`Round`](crate::runtime::Round): it reads the per-request
