@@ -427,3 +427,36 @@ async fn a_tool_output_carrying_the_hint_key_is_not_rewritten() {
     );
     assert!(reply["result"]["_meta"]["n"].is_number(), "{reply}");
 }
+
+/// Served without `ScreenLayer` (not through `McpServer`), a round opened
+/// from a `ToolCall` over HTTP has no raw arguments to bind to: it is
+/// refused as a programming error (`-32603`), never bound to `{}`.
+#[tokio::test]
+async fn a_tool_call_round_without_the_layer_is_refused_not_bound_to_nothing() {
+    use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let handler = Rooms {
+        flow: RmcpFlow::anonymous(Flow::new(codec(true))),
+        tool_router: Rooms::tool_router(),
+    };
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let mut bare = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        std::sync::Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    let params = json!({"name": "params_first", "arguments": {"room": "A"}});
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": with_meta(params.clone())});
+    let request = request(
+        "tools/call",
+        &params,
+        http_body_util::Full::new(Bytes::from(body.to_string())),
+    );
+    let response = bare.call(request).await.unwrap();
+    let bytes = response.into_body().collect().await.unwrap().to_bytes();
+    let reply: Value = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(reply["error"]["code"], -32603, "{reply}");
+}
