@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::form::bind::{AnswersDeserializer, BindError};
 use crate::form::compiled::Form;
 use crate::form::field::Field;
-use crate::form::kind::options::option_value;
+use crate::form::kind::choice::option_value;
 use crate::form::report::Report;
 use crate::form::value::{AnswerRef, Checked, ref_to_json};
 

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::form::kind::options::{Choice, option_value};
+use crate::form::kind::choice::{Choice, option_value};
 use crate::form::numbers::{int_json, number_json};
 
 /// A checked answer, borrowing text from the input: typed, bounded, and for

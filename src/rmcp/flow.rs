@@ -76,10 +76,10 @@ impl RmcpFlow {
 
     /// The round of a `tools/call`.
     ///
-    /// A call with a `requestState`, on a codec with a replay guard, opens
-    /// the state on tokio's blocking pool (`spawn_blocking`): the guard may
-    /// wait on its store up to its timeout, and that wait must not hold a
-    /// runtime worker. Other calls open in place.
+    /// A call with a `requestState` awaits the replay guard's async face
+    /// (the memory and Redis guards have one); under a guard without one it
+    /// opens on tokio's blocking pool (`spawn_blocking`), since that guard
+    /// may block on its store up to its timeout.
     ///
     /// # Errors
     ///
@@ -249,12 +249,12 @@ impl RmcpFlow {
             .and_then(|parts| (self.principal)(parts))
     }
 
-    /// Opens the call's state: off the runtime's workers when a replay guard
-    /// may block, in place otherwise (no state, no guard, or no tokio runtime
-    /// to hand the work to).
+    /// Opens the call's state: awaiting the replay guard's async face (the
+    /// memory and Redis guards), or, for a guard that may block, off the
+    /// runtime's workers on tokio's blocking pool.
     async fn open(&self, call: Call) -> Result<Opened, RpcError> {
         let may_block =
-            call.params().request_state().is_some() && self.flow.codec().has_replay_guard();
+            call.params().request_state().is_some() && self.flow.codec().replay_guard_blocks();
         match tokio::runtime::Handle::try_current() {
             Ok(runtime) if may_block => {
                 let flow = Arc::clone(&self.flow);
@@ -263,7 +263,7 @@ impl RmcpFlow {
                     .await
                     .unwrap_or_else(|_| Err(RpcError::internal_error()))
             }
-            _ => Opened::new(&self.flow, call),
+            _ => Opened::new_async(&self.flow, call).await,
         }
     }
 }

@@ -243,6 +243,34 @@ impl Opened {
             arguments,
         })
     }
+
+    /// [`new`](Self::new), with the replay guard's round trip awaited
+    /// ([`StateCodec::open_at_async`](crate::state::StateCodec::open_at_async)).
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "used by the rmcp adapter")
+    )]
+    pub(crate) async fn new_async(flow: &Flow, call: Call) -> Result<Self, RpcError> {
+        let mut arguments = None;
+        let claims = match call.params().request_state() {
+            None => None,
+            Some(token) => {
+                let binding = binding(&call, arguments_digest(&call));
+                arguments = Some(*binding.arguments());
+                let now = flow.clock().now();
+                Some(
+                    flow.codec()
+                        .open_at_async::<Value>(token, &binding, now)
+                        .await?,
+                )
+            }
+        };
+        Ok(Self {
+            call,
+            claims,
+            arguments,
+        })
+    }
 }
 
 impl<'f> Round<'f> {

@@ -16,7 +16,7 @@ use crate::state::events::Seen;
 use crate::state::keys::{self, KeyRing};
 use crate::state::layout::{self, Mode, NONCE_LEN, RawToken, SplitError};
 use crate::state::policy::Policy;
-use crate::state::replay::{ReplayError, ReplayGuard};
+use crate::state::replay::{PrincipalKey, ReplayError, ReplayGuard};
 use crate::state::{claims_json, context, sealed, signed};
 
 /// Mints and opens `requestState` tokens.
@@ -98,16 +98,6 @@ impl StateCodec {
     /// Whether a key of the ring is all zero bytes (a placeholder).
     pub fn has_all_zero_key(&self) -> bool {
         self.keys.has_all_zero_key()
-    }
-
-    /// Whether opening consumes tokens in a replay guard (which may wait on
-    /// its store).
-    #[cfg_attr(
-        not(feature = "rmcp"),
-        expect(dead_code, reason = "used by the rmcp adapter")
-    )]
-    pub(crate) fn has_replay_guard(&self) -> bool {
-        self.replay.is_some()
     }
 
     /// [`start_at`](Self::start_at) with the system clock.
@@ -271,23 +261,30 @@ impl StateCodec {
         now: OffsetDateTime,
     ) -> Result<Claims<A>, StateError> {
         let mut seen = Seen::default();
-        let opened = self.open_seen(token, binding, now, &mut seen);
+        let opened =
+            self.verify_seen(token, binding, now, &mut seen)
+                .and_then(|(claims, principal)| {
+                    self.consume_blocking(principal, &claims, now)?;
+                    Ok(claims)
+                });
         if let Err(error) = &opened {
             seen.refused(error);
         }
         opened
     }
 
-    /// [`open_at`](Self::open_at), noting in `seen` what a refusal's log
-    /// event may name: the key id once the header splits, the flow id and
-    /// round once the tag verified and the claims parsed.
-    fn open_seen<A: DeserializeOwned>(
+    /// [`open_at`](Self::open_at) up to the replay guard, noting in `seen`
+    /// what a refusal's log event may name: the key id once the header
+    /// splits, the flow id and round once the tag verified and the claims
+    /// parsed. Returns the claims and, under a replay guard, the key it
+    /// counts the principal under (the caller consumes).
+    fn verify_seen<A: DeserializeOwned>(
         &self,
         token: &str,
         binding: &Binding<'_>,
         now: OffsetDateTime,
         seen: &mut Seen,
-    ) -> Result<Claims<A>, StateError> {
+    ) -> Result<(Claims<A>, Option<PrincipalKey>), StateError> {
         if !self.principal_ok(binding) {
             return Err(StateError::MissingPrincipal);
         }
@@ -314,20 +311,13 @@ impl StateCodec {
         };
         seen.flow = Some((claims.flow_id(), claims.round()));
         self.check_times(&claims, now)?;
-        if let Some(guard) = &self.replay {
-            guard
-                .consume(
-                    claims.flow_id(),
-                    claims.round(),
-                    self.retain_until(&claims)?,
-                    now,
-                )
-                .map_err(|error| match error {
-                    ReplayError::Replayed => StateError::Replayed,
-                    other => StateError::ReplayGuard(other),
-                })?;
-        }
-        Ok(claims)
+        // The guard's name for the principal: one HMAC, only when a guard
+        // will use it.
+        let principal = self
+            .replay
+            .as_ref()
+            .map(|_| PrincipalKey::of(key, &self.audience, binding));
+        Ok((claims, principal))
     }
 
     /// How long a replay guard must remember the token: its expiry plus the
@@ -567,4 +557,120 @@ struct Mint<'a, A> {
 
 fn truncate_to_second(at: OffsetDateTime) -> Option<OffsetDateTime> {
     OffsetDateTime::from_unix_timestamp(at.unix_timestamp()).ok()
+}
+
+/// The codec's side of the guard: what [`StateCodec::open_at`] and
+/// [`StateCodec::open_at_async`] do once a token verified.
+impl StateCodec {
+    /// [`open_at_async`](Self::open_at_async) with the system clock.
+    ///
+    /// # Errors
+    ///
+    /// As [`open_at`](Self::open_at).
+    pub async fn open_async<A: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+    ) -> Result<Claims<A>, StateError> {
+        self.open_at_async(token, binding, OffsetDateTime::now_utc())
+            .await
+    }
+
+    /// [`open_at`](Self::open_at), with the replay guard's round trip
+    /// awaited instead of blocking: through the guard's
+    /// [`as_async`](ReplayGuard::as_async) face when it has one (the memory
+    /// and Redis guards do). A guard without one is called in place, and
+    /// may block the calling thread.
+    ///
+    /// # Errors
+    ///
+    /// As [`open_at`](Self::open_at).
+    pub async fn open_at_async<A: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        now: OffsetDateTime,
+    ) -> Result<Claims<A>, StateError> {
+        let mut seen = Seen::default();
+        let opened = match self.verify_seen(token, binding, now, &mut seen) {
+            Err(error) => Err(error),
+            Ok((claims, principal)) => {
+                match (&self.replay, principal, self.retain_until(&claims)) {
+                    (None, _, _) => Ok(claims),
+                    (Some(_), _, Err(error)) => Err(error),
+                    (Some(_), None, Ok(_)) => Err(no_principal_key()),
+                    (Some(guard), Some(principal), Ok(retain_until)) => {
+                        let consumed = match guard.as_async() {
+                            Some(guard) => {
+                                guard
+                                    .consume_for_async(
+                                        principal,
+                                        claims.flow_id(),
+                                        claims.round(),
+                                        retain_until,
+                                        now,
+                                    )
+                                    .await
+                            }
+                            None => guard.consume_for(
+                                principal,
+                                claims.flow_id(),
+                                claims.round(),
+                                retain_until,
+                                now,
+                            ),
+                        };
+                        consumed.map(|()| claims).map_err(StateError::from_replay)
+                    }
+                }
+            }
+        };
+        if let Err(error) = &opened {
+            seen.refused(error);
+        }
+        opened
+    }
+
+    /// Consumes a verified token in the replay guard, if any, on this
+    /// thread.
+    pub(crate) fn consume_blocking<A>(
+        &self,
+        principal: Option<PrincipalKey>,
+        claims: &Claims<A>,
+        now: OffsetDateTime,
+    ) -> Result<(), StateError> {
+        let Some(guard) = &self.replay else {
+            return Ok(());
+        };
+        let principal = principal.ok_or_else(no_principal_key)?;
+        guard
+            .consume_for(
+                principal,
+                claims.flow_id(),
+                claims.round(),
+                self.retain_until(claims)?,
+                now,
+            )
+            .map_err(StateError::from_replay)
+    }
+
+    /// Whether opening may block a thread on the replay guard's store: a
+    /// guard without an async face.
+    #[cfg_attr(
+        not(feature = "rmcp"),
+        expect(dead_code, reason = "used by the rmcp adapter")
+    )]
+    pub(crate) fn replay_guard_blocks(&self) -> bool {
+        self.replay
+            .as_ref()
+            .is_some_and(|guard| guard.as_async().is_none())
+    }
+}
+
+/// Under a guard, verifying always names the principal; were it not to,
+/// the token is refused rather than left unrecorded.
+fn no_principal_key() -> StateError {
+    StateError::ReplayGuard(ReplayError::Unavailable(
+        "no principal key for the replay guard".to_owned(),
+    ))
 }

@@ -41,6 +41,10 @@ pub enum StateError {
     Replayed,
     /// The replay guard could not record the token, so it was refused.
     ReplayGuard(ReplayError),
+    /// The token's principal holds its whole share of the replay guard
+    /// ([`ReplayError::ShareExceeded`]): refused so that one principal
+    /// cannot crowd out the others.
+    ReplayShareExceeded,
     /// The binding has no principal (or an empty one), and the codec was not
     /// built for anonymous use. A server bug, not a client's.
     MissingPrincipal,
@@ -62,7 +66,19 @@ impl StateError {
             Self::TooManyRounds => "too_many_rounds",
             Self::Replayed => "replayed",
             Self::ReplayGuard(_) => "replay_guard_failed",
+            Self::ReplayShareExceeded => "replay_share_exceeded",
             Self::MissingPrincipal => "missing_principal",
+        }
+    }
+}
+
+impl StateError {
+    /// The codec's reading of a replay guard's refusal.
+    pub(crate) fn from_replay(error: ReplayError) -> Self {
+        match error {
+            ReplayError::Replayed => Self::Replayed,
+            ReplayError::ShareExceeded { .. } => Self::ReplayShareExceeded,
+            other => Self::ReplayGuard(other),
         }
     }
 }
@@ -96,6 +112,9 @@ impl fmt::Display for StateError {
             }
             Self::Replayed => f.write_str("requestState was already used"),
             Self::ReplayGuard(_) => f.write_str("the replay guard could not record requestState"),
+            Self::ReplayShareExceeded => f.write_str(
+                "the principal holds its whole share of the replay guard; requestState refused",
+            ),
             Self::MissingPrincipal => f.write_str(
                 "binding has no principal and the codec was not built for anonymous use",
             ),
@@ -302,6 +321,7 @@ mod tests {
             StateError::TooManyRounds,
             StateError::Replayed,
             StateError::ReplayGuard(ReplayError::Full { capacity: 1 }),
+            StateError::ReplayShareExceeded,
             StateError::MissingPrincipal,
         ];
         let mut reasons: Vec<_> = all.iter().map(StateError::reason).collect();

@@ -11,8 +11,11 @@
 //! | `round` | the round | as `flow_id` |
 //! | `guard_error` | the [`ReplayError`](crate::state::ReplayError) message | replay guard failures only |
 //!
-//! A replay (`requestState replayed`) and a replay guard failure (`replay
-//! guard failed`) have their own messages and event names; every other reason
+//! A replay (`requestState replayed`), a replay guard failure (`replay
+//! guard failed`) and a principal past its share of the guard (event
+//! `replay_share_exceeded`, `WARN`) have their own messages and event names;
+//! like every event, the last names no principal.
+//! Every other reason
 //! is `requestState refused`. No event holds the token, its claims, carried
 //! answers, application data or the principal: the flow id is random and
 //! names nobody (the Redis guard stores it in clear for the same reason).
@@ -59,6 +62,11 @@ impl Seen {
                 name: "replay_guard_failed", target: TARGET,
                 reason, key_id, flow_id, round, guard_error = %guard_error,
                 "replay guard failed; requestState refused"
+            ),
+            StateError::ReplayShareExceeded => tracing::warn!(
+                name: "replay_share_exceeded", target: TARGET,
+                reason, key_id, flow_id, round,
+                "principal holds its whole share of the replay guard; requestState refused"
             ),
             StateError::MissingPrincipal => tracing::error!(
                 name: "state_refused", target: TARGET,

@@ -46,6 +46,8 @@ pub(crate) use keys::fill_random;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use layout::Mode;
 pub use policy::Policy;
-pub use replay::{MemoryReplayGuard, ReplayError, ReplayGuard};
+pub use replay::{
+    AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
+};
 #[cfg(feature = "redis")]
 pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};

@@ -3,15 +3,31 @@
 //! The TTL and the binding bound replay; they do not prevent it. A server whose
 //! rounds must not run twice (a payment, a one-time redemption) gives its codec
 //! a [`ReplayGuard`].
+//!
+//! Two faces, one guard: [`ReplayGuard`] is what a codec holds and what sync
+//! callers ([`StateCodec::open_at`]) use; a guard that can answer without
+//! holding a thread (the memory guard, the Redis guard on its multiplexed
+//! connection) also hands out an [`AsyncReplayGuard`] through
+//! [`ReplayGuard::as_async`], which [`StateCodec::open_at_async`] (and the
+//! [`rmcp`](crate::rmcp) adapter through it) awaits. A guard without one is
+//! run on tokio's blocking pool by the adapter, as before. One trait object
+//! in the codec keeps the builder, the runtime and every existing guard as
+//! they were; the async face is an addition, not a second kind of codec.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 
+use hmac::Mac as _;
 use time::OffsetDateTime;
 
+use crate::state::binding::Binding;
 use crate::state::claims::FlowId;
+use crate::state::context::push_field;
+use crate::state::keys::MasterKey;
 
 /// Records which tokens were used.
 ///
@@ -44,6 +60,124 @@ pub trait ReplayGuard: Send + Sync + fmt::Debug {
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError>;
+
+    /// [`consume`](Self::consume) on behalf of `principal`, what the codec
+    /// calls: a guard that bounds each principal's share of it
+    /// ([`MemoryReplayGuard::principal_share`]) overrides this. The default
+    /// ignores the principal.
+    ///
+    /// # Errors
+    ///
+    /// As [`consume`](Self::consume), and [`ReplayError::ShareExceeded`]
+    /// when `principal` holds its whole share.
+    fn consume_for(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        let _ = principal;
+        self.consume(flow_id, round, retain_until, now)
+    }
+
+    /// The guard's non-blocking face, when it has one. The default, `None`,
+    /// says that `consume` may block on I/O: async callers then run it off
+    /// their runtime's workers (the [`rmcp`](crate::rmcp) adapter uses
+    /// tokio's blocking pool).
+    fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
+        None
+    }
+}
+
+/// What [`AsyncReplayGuard::consume_for_async`] returns.
+pub type ConsumeFuture<'a> = Pin<Box<dyn Future<Output = Result<(), ReplayError>> + Send + 'a>>;
+
+/// A replay guard that answers without holding a thread while it waits:
+/// reached through [`ReplayGuard::as_async`]. Same contract as
+/// [`ReplayGuard::consume_for`]: atomic, fail closed.
+pub trait AsyncReplayGuard: Send + Sync + fmt::Debug {
+    /// [`ReplayGuard::consume_for`], awaited.
+    fn consume_for_async(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> ConsumeFuture<'_>;
+}
+
+/// Who consumed a token, as a replay guard sees it: 16 bytes of
+/// HMAC-SHA256 under the token's own key over the audience and the
+/// binding's principal (domain-separated from token tags by its label).
+/// It names the principal to the guard without revealing it: a guard's
+/// store (Redis) holds this, never the principal, and without the master
+/// key nobody can test a guess against it.
+///
+/// The same principal under the same key and audience always has the same
+/// key, on every instance; after a key rotation its tokens under the new
+/// key count apart from those under the old one until the old ones expire.
+/// Anonymous calls share one key.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct PrincipalKey([u8; 16]);
+
+/// The label that separates principal keys from every token tag.
+const PRINCIPAL_LABEL: &[u8] = b"mrtr-guard/v1/replay-principal";
+
+impl PrincipalKey {
+    /// A key from its 16 bytes (for a guard's own tests, or a store that
+    /// reads them back).
+    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(bytes)
+    }
+
+    /// The key's bytes.
+    pub fn to_bytes(self) -> [u8; 16] {
+        self.0
+    }
+
+    /// The principal key of `binding` under `key` for `audience`.
+    pub(crate) fn of(key: &MasterKey, audience: &str, binding: &Binding<'_>) -> Self {
+        let mut input = Vec::with_capacity(
+            64usize
+                .saturating_add(audience.len())
+                .saturating_add(binding.principal().map_or(0, str::len)),
+        );
+        push_field(&mut input, PRINCIPAL_LABEL);
+        push_field(&mut input, audience.as_bytes());
+        match binding.principal() {
+            None => input.push(0x00),
+            Some(principal) => {
+                input.push(0x01);
+                push_field(&mut input, principal.as_bytes());
+            }
+        }
+        let mut mac = key.sign_mac();
+        mac.update(&input);
+        let tag = mac.finalize().into_bytes();
+        let mut out = [0u8; 16];
+        for (slot, byte) in out.iter_mut().zip(tag.iter()) {
+            *slot = *byte;
+        }
+        Self(out)
+    }
+}
+
+impl fmt::Display for PrincipalKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for byte in &self.0 {
+            write!(f, "{byte:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for PrincipalKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "PrincipalKey({self})")
+    }
 }
 
 /// Why a replay guard refused a token.
@@ -57,6 +191,12 @@ pub enum ReplayError {
         /// The guard's capacity.
         capacity: usize,
     },
+    /// The token's principal holds as many live entries as its share of
+    /// the guard allows: refused before it crowds out other principals.
+    ShareExceeded {
+        /// The most live entries one principal may hold.
+        share: usize,
+    },
     /// The guard's store could not be reached or answered in error.
     Unavailable(String),
 }
@@ -68,6 +208,10 @@ impl fmt::Display for ReplayError {
             Self::Full { capacity } => write!(
                 f,
                 "replay guard is full ({capacity} live entries); refusing rather than forgetting"
+            ),
+            Self::ShareExceeded { share } => write!(
+                f,
+                "the principal holds its whole share of the replay guard ({share} live entries)"
             ),
             Self::Unavailable(why) => write!(f, "replay guard unavailable: {why}"),
         }
@@ -89,12 +233,47 @@ impl std::error::Error for ReplayError {}
 ///
 /// When `capacity` entries are live, a new token is refused with
 /// [`ReplayError::Full`]: the guard never makes room by forgetting a live
-/// entry, which would let that token replay. Size it for the tokens one TTL
-/// plus the skew can mint: at 100 rounds a second, the default 10-minute TTL
-/// and 60-second skew, 66,000 entries.
+/// entry, which would let that token replay.
+///
+/// # Fair shares
+///
+/// One principal holds at most [`principal_share`](Self::principal_share)
+/// live entries (by the codec's [`PrincipalKey`], never the principal
+/// itself); past it, its tokens are refused with
+/// [`ReplayError::ShareExceeded`] (reason `replay_share_exceeded`, its own
+/// `tracing` event; the client sees the usual `-32602`) while every other
+/// principal's still open. So one client looping "round 1, then round 2
+/// with no answer" fills its share, not the guard: it takes
+/// `capacity / share` principals to fill it. The default share is a tenth
+/// of the capacity, and never less than 64 entries (or the whole capacity,
+/// when that is smaller); [`with_principal_share`](Self::with_principal_share)
+/// sets another. Anonymous calls share one principal key, so one share.
+/// [`consume`](ReplayGuard::consume) called directly, with no principal,
+/// counts against the capacity only.
+///
+/// # Sizing
+///
+/// An entry lives for the TTL plus the skew after its round was minted
+/// (`L`, 660 s by default). Size from legitimate peaks, not averages:
+///
+/// - `capacity >= R x L`, with `R` the peak rate of rounds opened (round 2
+///   and later) across all principals, per second;
+/// - `share >= r x L`, with `r` the peak rate one legitimate principal
+///   opens rounds at, per second; a service account that fronts many
+///   users needs its own, larger share (a guard of its own).
+///
+/// Worked example: 100 rounds/s at peak, default policy (`L` = 600 + 60 s):
+/// `capacity = 100 x 660 = 66,000`. A person answers at most a round every
+/// 5 seconds at their busiest (`r = 0.2`): `share >= 0.2 x 660 = 132`;
+/// with room for bursts, 500. Then one abusive principal holds 500 of the
+/// 66,000 entries; filling the guard takes 132 accounts. An entry costs
+/// about 100 bytes, so 66,000 take some 7 MB. [`len`](Self::len),
+/// [`capacity`](Self::capacity) and [`principals`](Self::principals) are
+/// there for metrics: alert well before `len` nears `capacity`.
 ///
 /// Several server instances need one shared guard instead (a store with an
-/// atomic "set if absent with expiry").
+/// atomic "set if absent with expiry"; feature `redis`:
+/// [`RedisReplayGuard`](crate::state::RedisReplayGuard)).
 ///
 /// ```
 /// use mrtr_guard::{MemoryReplayGuard, ReplayGuard};
@@ -108,8 +287,8 @@ impl std::error::Error for ReplayError {}
 /// # let binding = Binding::new("ada", Method::ToolsCall, "ShipOrder", None);
 /// # let now = OffsetDateTime::from_unix_timestamp(1_800_000_000)?;
 /// # let token = codec.start_at(&binding, &StateContents::new(()), now)?;
-/// let guard = MemoryReplayGuard::new(10_000);
-/// assert_eq!(guard.capacity(), 10_000);
+/// let guard = MemoryReplayGuard::new(66_000).with_principal_share(500);
+/// assert_eq!((guard.capacity(), guard.principal_share()), (66_000, 500));
 /// // A codec built with `.replay_guard(...)` opens each token once:
 /// assert!(codec.open_at::<()>(&token, &binding, now).is_ok());
 /// assert!(codec.open_at::<()>(&token, &binding, now).is_err());
@@ -118,35 +297,60 @@ impl std::error::Error for ReplayError {}
 #[derive(Debug)]
 pub struct MemoryReplayGuard {
     capacity: usize,
+    share: usize,
     inner: Mutex<Entries>,
 }
 
 #[derive(Debug)]
 struct Entries {
-    /// (flow id, round) -> retention, in Unix seconds.
-    live: HashMap<(FlowId, u32), i64>,
+    /// (flow id, round) -> retention, in Unix seconds, and who consumed it.
+    live: HashMap<(FlowId, u32), (i64, Option<PrincipalKey>)>,
     by_retention: BinaryHeap<Reverse<(i64, FlowId, u32)>>,
+    /// Live entries per principal (absent: none).
+    per_principal: HashMap<PrincipalKey, usize>,
     /// The latest `now` any caller passed, in Unix seconds: entries whose
     /// retention is not after it may be gone.
     high_water: i64,
 }
 
 impl MemoryReplayGuard {
-    /// A guard that holds at most `capacity` live entries.
+    /// The least default share, in entries (unless the capacity is smaller).
+    pub const MIN_DEFAULT_SHARE: usize = 64;
+
+    /// A guard that holds at most `capacity` live entries, a tenth of them
+    /// (at least [`MIN_DEFAULT_SHARE`](Self::MIN_DEFAULT_SHARE), at most
+    /// `capacity`) for any one principal.
     pub fn new(capacity: usize) -> Self {
+        let share = (capacity / 10).max(Self::MIN_DEFAULT_SHARE).min(capacity);
         Self {
             capacity,
+            share,
             inner: Mutex::new(Entries {
                 live: HashMap::new(),
                 by_retention: BinaryHeap::new(),
+                per_principal: HashMap::new(),
                 high_water: i64::MIN,
             }),
         }
     }
 
+    /// Lets one principal hold at most `share` live entries (see the
+    /// type's docs for sizing). A share of the whole capacity or more
+    /// turns fair shares off.
+    #[must_use]
+    pub fn with_principal_share(mut self, share: usize) -> Self {
+        self.share = share;
+        self
+    }
+
     /// The most live entries the guard holds.
     pub fn capacity(&self) -> usize {
         self.capacity
+    }
+
+    /// The most live entries one principal holds.
+    pub fn principal_share(&self) -> usize {
+        self.share
     }
 
     /// The number of entries held now, those past their retention included
@@ -160,33 +364,22 @@ impl MemoryReplayGuard {
         self.len() == 0
     }
 
+    /// The number of principals holding entries now (as [`len`](Self::len)
+    /// counts them).
+    pub fn principals(&self) -> usize {
+        self.lock().per_principal.len()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Entries> {
         // A panic elsewhere while holding the lock leaves the maps consistent:
-        // every mutation below is a single insert, remove or max.
+        // every mutation below is a single insert, remove or max, and a
+        // principal's count moves with its entry's insert or remove.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
-}
 
-impl Entries {
-    /// Moves the high-water clock forward to `now` (never back) and forgets
-    /// the entries whose retention it has reached.
-    fn sweep(&mut self, now: i64) {
-        self.high_water = self.high_water.max(now);
-        while let Some(Reverse((retention, id, r))) = self.by_retention.peek().copied() {
-            if retention > self.high_water {
-                break;
-            }
-            self.by_retention.pop();
-            if self.live.get(&(id, r)) == Some(&retention) {
-                self.live.remove(&(id, r));
-            }
-        }
-    }
-}
-
-impl ReplayGuard for MemoryReplayGuard {
-    fn consume(
+    fn consume_as(
         &self,
+        principal: Option<PrincipalKey>,
         flow_id: FlowId,
         round: u32,
         retain_until: OffsetDateTime,
@@ -200,16 +393,100 @@ impl ReplayGuard for MemoryReplayGuard {
         if retention <= entries.high_water || entries.live.contains_key(&(flow_id, round)) {
             return Err(ReplayError::Replayed);
         }
+        // A full guard is the operator's problem and says so first.
         if entries.live.len() >= self.capacity {
             return Err(ReplayError::Full {
                 capacity: self.capacity,
             });
         }
-        entries.live.insert((flow_id, round), retention);
+        if let Some(principal) = principal {
+            let held = entries.per_principal.get(&principal).copied().unwrap_or(0);
+            if held >= self.share {
+                return Err(ReplayError::ShareExceeded { share: self.share });
+            }
+        }
+        entries
+            .live
+            .insert((flow_id, round), (retention, principal));
+        if let Some(principal) = principal {
+            let held = entries.per_principal.entry(principal).or_insert(0);
+            *held = held.saturating_add(1);
+        }
         entries
             .by_retention
             .push(Reverse((retention, flow_id, round)));
         Ok(())
+    }
+}
+
+impl Entries {
+    /// Moves the high-water clock forward to `now` (never back) and forgets
+    /// the entries whose retention it has reached.
+    fn sweep(&mut self, now: i64) {
+        self.high_water = self.high_water.max(now);
+        while let Some(Reverse((retention, id, r))) = self.by_retention.peek().copied() {
+            if retention > self.high_water {
+                break;
+            }
+            self.by_retention.pop();
+            let Some(&(held, principal)) = self.live.get(&(id, r)) else {
+                continue;
+            };
+            if held != retention {
+                continue;
+            }
+            self.live.remove(&(id, r));
+            if let Some(principal) = principal
+                && let Some(count) = self.per_principal.get_mut(&principal)
+            {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    self.per_principal.remove(&principal);
+                }
+            }
+        }
+    }
+}
+
+impl ReplayGuard for MemoryReplayGuard {
+    fn consume(
+        &self,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        self.consume_as(None, flow_id, round, retain_until, now)
+    }
+
+    fn consume_for(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        self.consume_as(Some(principal), flow_id, round, retain_until, now)
+    }
+
+    fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
+        Some(self)
+    }
+}
+
+/// The memory guard never waits on I/O: its async face answers at once.
+impl AsyncReplayGuard for MemoryReplayGuard {
+    fn consume_for_async(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> ConsumeFuture<'_> {
+        let result = self.consume_as(Some(principal), flow_id, round, retain_until, now);
+        Box::pin(std::future::ready(result))
     }
 }
 
@@ -303,6 +580,73 @@ mod tests {
             Err(ReplayError::Replayed)
         );
         assert_eq!(guard.len(), 2, "and not inserted again");
+    }
+
+    #[test]
+    fn a_principal_is_held_to_its_share_until_its_entries_are_swept() {
+        let guard = MemoryReplayGuard::new(10).with_principal_share(2);
+        let (ada, bob) = (
+            PrincipalKey::from_bytes([1; 16]),
+            PrincipalKey::from_bytes([2; 16]),
+        );
+        let flow = |n: u8| FlowId::from_bytes([n; 16]);
+        assert_eq!(guard.consume_for(ada, flow(1), 1, at(10), at(0)), Ok(()));
+        assert_eq!(guard.consume_for(ada, flow(2), 1, at(20), at(0)), Ok(()));
+        assert_eq!(
+            guard.consume_for(ada, flow(3), 1, at(20), at(0)),
+            Err(ReplayError::ShareExceeded { share: 2 })
+        );
+        assert_eq!(
+            guard.consume_for(ada, flow(1), 1, at(10), at(0)),
+            Err(ReplayError::Replayed),
+            "a replay is reported as one"
+        );
+        assert_eq!(guard.consume_for(bob, flow(3), 1, at(20), at(0)), Ok(()));
+        assert_eq!((guard.len(), guard.principals()), (3, 2));
+        // At +10 ada's first entry is swept, and with it one of its share.
+        assert_eq!(guard.consume_for(ada, flow(4), 1, at(30), at(10)), Ok(()));
+        assert_eq!(
+            guard.consume_for(ada, flow(5), 1, at(30), at(10)),
+            Err(ReplayError::ShareExceeded { share: 2 })
+        );
+        // All swept: no principal left behind.
+        assert_eq!(guard.consume(flow(6), 1, at(100), at(40)), Ok(()));
+        assert_eq!((guard.len(), guard.principals()), (1, 0));
+    }
+
+    #[test]
+    fn default_share_is_a_tenth_at_least_64_at_most_the_capacity() {
+        assert_eq!(MemoryReplayGuard::new(100_000).principal_share(), 10_000);
+        assert_eq!(MemoryReplayGuard::new(200).principal_share(), 64);
+        assert_eq!(MemoryReplayGuard::new(16).principal_share(), 16);
+        assert_eq!(MemoryReplayGuard::new(0).principal_share(), 0);
+    }
+
+    #[test]
+    fn principal_keys_differ_per_principal_key_and_audience() {
+        use crate::wire::Method;
+        let key = MasterKey::from_bytes(&[3; 32]).unwrap();
+        let other = MasterKey::from_bytes(&[4; 32]).unwrap();
+        let ada = Binding::new("ada", Method::ToolsCall, "t", None);
+        let ada_elsewhere = Binding::new("ada", Method::PromptsGet, "u", None);
+        let bob = Binding::new("bob", Method::ToolsCall, "t", None);
+        let anonymous = Binding::anonymous(Method::ToolsCall, "t", None);
+        let of = |key: &MasterKey, binding: &Binding<'_>| PrincipalKey::of(key, "aud", binding);
+        assert_eq!(
+            of(&key, &ada),
+            of(&key, &ada_elsewhere),
+            "the principal only"
+        );
+        assert_ne!(of(&key, &ada), of(&key, &bob));
+        assert_ne!(of(&key, &ada), of(&other, &ada));
+        assert_ne!(of(&key, &ada), PrincipalKey::of(&key, "other", &ada));
+        assert_ne!(
+            of(&key, &anonymous),
+            of(&key, &Binding::new("", Method::ToolsCall, "t", None))
+        );
+        let shown = format!("{:?} {}", of(&key, &ada), of(&key, &ada));
+        assert!(!shown.contains("ada"), "{shown}");
+        assert_eq!(of(&key, &ada).to_string().len(), 32);
     }
 
     #[test]

@@ -6,89 +6,257 @@
 //! replay, and Redis forgets the key when no instance whose clock is within
 //! the skew of this one's could open the token anyway. `PX` is relative, so
 //! Redis' own clock plays no part.
+//!
+//! The guard is async on tokio: one multiplexed connection (or Redis
+//! Cluster's async client) carries every call, and a call holds no thread
+//! while Redis answers. Its sync face, for sync callers, runs the same
+//! future on a small runtime of the guard's own.
 
 use std::fmt;
-use std::sync::{Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::Duration;
 
+use redis::aio::{ConnectionLike, MultiplexedConnection};
+use redis::cluster::{ClusterClient, ClusterClientBuilder};
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
 use redis::{
-    Client, Cmd, Connection, ConnectionAddr, IntoConnectionInfo, RedisConnectionInfo, RedisError,
-    TlsCertificates, Value,
+    AsyncConnectionConfig, Client, Cmd, ConnectionAddr, ConnectionInfo, IntoConnectionInfo,
+    RedisError, TlsCertificates, Value,
 };
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use time::OffsetDateTime;
 
 use crate::state::claims::FlowId;
-use crate::state::replay::{ReplayError, ReplayGuard};
+use crate::state::replay::{
+    AsyncReplayGuard, ConsumeFuture, PrincipalKey, ReplayError, ReplayGuard,
+};
 
 /// Feature `redis`: a replay guard on Redis, for servers that run as
 /// several instances.
 ///
-/// Give every instance's codec a guard on the same Redis and a token opens
-/// once across all of them. The guard connects lazily, keeps a few idle
-/// connections for reuse, and drops a connection after any failure (the next
-/// call reconnects). An idle connection found closed (Redis restarted) is
-/// replaced at once, and the command sent again on the new one.
+/// Give every instance's codec a guard on the same Redis (or Redis Cluster)
+/// and a token opens once across all of them. Build it at start-up with
+/// [`connect`](RedisGuardBuilder::connect), which checks what the guard
+/// relies on (below) and refuses to start otherwise; or lazily with
+/// [`build`](RedisGuardBuilder::build), the same checks then made by the
+/// first call.
 ///
-/// Each timeout bounds a whole phase, not each read: opening a connection
-/// (TCP, TLS handshake, `AUTH`, `SELECT`) ends within the connect timeout,
-/// and the `SET` within the command timeout. A Redis that accepts
-/// connections but never answers makes `consume` fail after one of them.
-/// `consume` blocks its thread meanwhile: async servers call it off their
-/// runtime's workers, as the [`rmcp`](crate::rmcp) adapter does.
+/// # Redis must not evict
 ///
-/// It fails closed: when Redis cannot be reached in time, or answers in error,
-/// `consume` returns [`ReplayError::Unavailable`] and the codec refuses the
-/// token ([`StateError::ReplayGuard`](crate::state::StateError::ReplayGuard)). The
+/// The guard relies on its keys living until their TTL. A Redis that evicts
+/// under memory pressure (any `maxmemory-policy` but `noeviction`: the
+/// `allkeys-*` policies, and every `volatile-*` one, since every key here
+/// has a TTL) drops the keys nobody reads first, these, and a consumed
+/// round opens again, silently. So each new connection, and every
+/// [`health_check`](Self::health_check), reads `CONFIG GET
+/// maxmemory-policy` (on every master of a cluster), and anything but
+/// `noeviction` is an error naming the policy and what to set. A managed
+/// service that forbids `CONFIG` makes that an error too: set the
+/// service's eviction policy to `noeviction` in its console, then build
+/// with [`allow_replay_if_redis_evicts`](RedisGuardBuilder::allow_replay_if_redis_evicts),
+/// whose name says what a wrong setting there costs. A full `noeviction`
+/// Redis answers `OOM`: the guard then refuses tokens (fails closed), it
+/// never accepts one unrecorded.
+///
+/// # Failing closed
+///
+/// When Redis cannot be reached in time, or answers in error, `consume`
+/// returns [`ReplayError::Unavailable`] and the codec refuses the token
+/// ([`StateError::ReplayGuard`](crate::state::StateError::ReplayGuard)). The
 /// message names the kind of failure and never the URL or its credentials.
+/// Each timeout bounds a whole phase, not each read: opening a connection
+/// (TCP, TLS handshake, `AUTH`, `SELECT`, the policy check) ends within the
+/// connect timeout, and each command within the command timeout. A
+/// connection that failed is dropped; the next call reconnects, and a call
+/// that finds its connection closed (Redis restarted) sends its command once
+/// more on a new one.
 ///
 /// <div class="warning">A call that times out after Redis applied the
 /// <code>SET</code> leaves the token consumed: the client's retry of it is then
 /// refused as a replay. That is the safe side; keep the command timeout well
 /// above Redis' normal latency.</div>
 ///
+/// # Replicas, clusters, shares
+///
+/// An asynchronous replica promoted on failover lacks the writes it had not
+/// received: those tokens open once more. With
+/// [`wait_for_replicas`](RedisGuardBuilder::wait_for_replicas) each `SET` is
+/// followed by `WAIT`, and a token is accepted only once that many replicas
+/// hold its key. A URL naming one node of a Redis Cluster is detected
+/// (`INFO cluster`) and served by the `redis` crate's async cluster client;
+/// every command names one key, so it never spans slots.
+/// [`principal_share`](RedisGuardBuilder::principal_share) bounds each
+/// principal's live entries, as [`MemoryReplayGuard`](crate::state::MemoryReplayGuard)
+/// does (off by default here: Redis has no capacity to take a share of).
+///
 /// `redis://` (TCP), `rediss://` (TCP with TLS) and `redis+unix://` URLs
-/// are supported. TLS goes through rustls, and the server's certificate is
-/// always verified, its name (or IP address) included: against the Mozilla
-/// root certificates compiled in (`webpki-roots`), which managed services'
-/// public certificates chain to, or, when
-/// [`ca_certificate_pem`](RedisGuardBuilder::ca_certificate_pem) names one,
-/// against that CA alone. `rediss://...#insecure` (no verification) is
-/// refused. Client certificates (mutual TLS) are not supported.
+/// are supported (a cluster: TCP only). TLS goes through rustls, and the
+/// server's certificate is always verified, its name (or IP address)
+/// included: against the Mozilla root certificates compiled in
+/// (`webpki-roots`), which managed services' public certificates chain to,
+/// or, when [`ca_certificate_pem`](RedisGuardBuilder::ca_certificate_pem)
+/// names one, against that CA alone. `rediss://...#insecure` (no
+/// verification) is refused. Client certificates (mutual TLS) are not
+/// supported.
 ///
 /// ```no_run
 /// use std::sync::Arc;
 /// use mrtr_guard::{KeyRing, MasterKey, RedisReplayGuard, StateCodec};
 /// use std::time::Duration;
 ///
+/// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
 /// let guard = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
 ///     .key_prefix("shop:replay:")
 ///     .command_timeout(Duration::from_millis(200))
-///     .build()?;
+///     .connect()
+///     .await?; // refuses a Redis that may evict
 /// // A managed Redis over TLS, with a password; verified against the
 /// // Mozilla roots, or a private CA:
 /// let tls = RedisReplayGuard::builder("rediss://:password@redis.example.com:6380/")
 ///     .ca_certificate_pem(std::fs::read("/etc/redis/ca.pem")?)
-///     .build()?;
+///     .connect()
+///     .await?;
 /// # let _ = tls;
 /// let codec = StateCodec::builder("https://mcp.example.com", MasterKey::generate()?)
 ///     .replay_guard(Arc::new(guard))
 ///     .build()?;
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok(())
+/// # }
 /// ```
+#[derive(Clone)]
 pub struct RedisReplayGuard {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     client: Client,
+    /// The connection info, for a cluster client when the node is one.
+    info: ConnectionInfo,
+    ca_pem: Option<Vec<u8>>,
     /// `host:port` or the socket path: never the credentials.
     server: String,
     tls: bool,
-    /// `AUTH` and `SELECT`, sent on each new connection: never printed.
-    handshake: Vec<Cmd>,
     prefix: String,
     connect_timeout: Duration,
     command_timeout: Duration,
-    max_idle: usize,
-    idle: Mutex<Vec<Connection>>,
+    share: Option<usize>,
+    wait: Option<(u32, Duration)>,
+    check_policy: bool,
+    /// The connection async callers share, made on their runtime.
+    shared: Mutex<Option<Conn>>,
+    /// The connection of the sync face, made on `background`.
+    sync_shared: Mutex<Option<Conn>>,
+    /// The runtime the sync face runs on, made on its first call.
+    background: OnceLock<Option<tokio::runtime::Runtime>>,
+}
+
+/// One node's multiplexed connection, or a cluster's.
+#[derive(Clone)]
+enum Conn {
+    Single(MultiplexedConnection),
+    Cluster(ClusterConnection),
+}
+
+impl Conn {
+    async fn send(&mut self, command: &Cmd) -> Result<Value, RedisError> {
+        match self {
+            Self::Single(conn) => conn.req_packed_command(command).await,
+            Self::Cluster(conn) => conn.req_packed_command(command).await,
+        }
+        .and_then(Value::extract_error)
+    }
+
+    async fn send_pipeline(
+        &mut self,
+        pipeline: &redis::Pipeline,
+    ) -> Result<Vec<Value>, RedisError> {
+        let count = pipeline.len();
+        match self {
+            Self::Single(conn) => conn.req_packed_commands(pipeline, 0, count).await,
+            Self::Cluster(conn) => conn.req_packed_commands(pipeline, 0, count).await,
+        }
+        .and_then(|replies| replies.into_iter().map(Value::extract_error).collect())
+    }
+
+    /// `CONFIG GET maxmemory-policy`, on every master of a cluster: the
+    /// policies found.
+    async fn eviction_policies(&mut self) -> Result<Vec<String>, RedisError> {
+        let mut command = redis::cmd("CONFIG");
+        command.arg("GET").arg("maxmemory-policy");
+        let reply = match self {
+            Self::Single(conn) => conn.req_packed_command(&command).await?,
+            Self::Cluster(conn) => {
+                conn.route_command(
+                    command,
+                    RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None)),
+                )
+                .await?
+            }
+        }
+        .extract_error()?;
+        let replies = match (&*self, reply) {
+            (Self::Cluster(_), Value::Map(nodes)) => nodes.into_iter().map(|(_, v)| v).collect(),
+            (_, reply) => vec![reply],
+        };
+        Ok(replies.iter().map(policy_of).collect())
+    }
+}
+
+/// Why a new connection is not used.
+enum ConnectError {
+    Redis(ReplayError),
+    /// Redis may evict: its policy (a plain word, or `unknown`).
+    Evicts(String),
+    /// `CONFIG GET` was refused or answered nothing readable.
+    PolicyUnreadable,
+}
+
+impl ConnectError {
+    fn into_replay(self) -> ReplayError {
+        match self {
+            Self::Redis(error) => error,
+            Self::Evicts(policy) => {
+                ReplayError::Unavailable(RedisConfigError::Evicts(policy).to_string())
+            }
+            Self::PolicyUnreadable => {
+                ReplayError::Unavailable(RedisConfigError::PolicyUnreadable.to_string())
+            }
+        }
+    }
+
+    fn into_config(self) -> RedisConfigError {
+        match self {
+            Self::Redis(error) => RedisConfigError::Unavailable(error),
+            Self::Evicts(policy) => RedisConfigError::Evicts(policy),
+            Self::PolicyUnreadable => RedisConfigError::PolicyUnreadable,
+        }
+    }
+}
+
+/// What the first reply of `CONFIG GET maxmemory-policy` says: the policy
+/// when it is a plain word, `unknown` otherwise; empty when there is none.
+fn policy_of(reply: &Value) -> String {
+    let value = match reply {
+        Value::Array(items) => items.get(1),
+        Value::Map(pairs) => pairs.first().map(|(_, value)| value),
+        _ => None,
+    };
+    let text = match value {
+        Some(Value::BulkString(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
+        Some(Value::SimpleString(text)) => text.clone(),
+        _ => return String::new(),
+    };
+    if !text.is_empty()
+        && text.len() <= 32
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+    {
+        text
+    } else {
+        "unknown".to_owned()
+    }
 }
 
 impl RedisReplayGuard {
@@ -98,12 +266,10 @@ impl RedisReplayGuard {
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
     /// The default time allowed for one command's request and answer: 500 ms.
     pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
-    /// The default number of idle connections kept for reuse: 8.
-    pub const DEFAULT_MAX_IDLE: usize = 8;
 
     /// Starts building a guard on the Redis at `url`
     /// (`redis://[:password@]host:port/[db]`, the same with `rediss://` for
-    /// TLS, or `redis+unix:///path`).
+    /// TLS, or `redis+unix:///path`; for a cluster, any one of its nodes).
     pub fn builder(url: impl Into<String>) -> RedisGuardBuilder {
         RedisGuardBuilder {
             url: url.into(),
@@ -111,7 +277,9 @@ impl RedisReplayGuard {
             prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
             connect_timeout: Self::DEFAULT_CONNECT_TIMEOUT,
             command_timeout: Self::DEFAULT_COMMAND_TIMEOUT,
-            max_idle: Self::DEFAULT_MAX_IDLE,
+            share: None,
+            wait: None,
+            check_policy: true,
         }
     }
 
@@ -119,96 +287,379 @@ impl RedisReplayGuard {
     /// in lowercase hex, `:`, the round in decimal, for example
     /// `mrtr-guard:replay:000102030405060708090a0b0c0d0e0f:2`.
     pub fn key(&self, flow_id: FlowId, round: u32) -> String {
-        format!("{}{flow_id}:{round}", self.prefix)
+        format!("{}{flow_id}:{round}", self.inner.prefix)
+    }
+
+    /// The Redis key that counts `principal`'s live entries when
+    /// [`principal_share`](RedisGuardBuilder::principal_share) is set: the
+    /// prefix, `share:`, the principal key in hex (a sorted set of
+    /// `flow:round` scored by retention time, in Unix milliseconds).
+    pub fn share_key(&self, principal: PrincipalKey) -> String {
+        format!("{}share:{principal}", self.inner.prefix)
     }
 
     /// The key prefix.
     pub fn key_prefix(&self) -> &str {
-        &self.prefix
+        &self.inner.prefix
     }
 
-    /// Checks that Redis answers, with the guard's timeouts: for a readiness
-    /// probe.
+    /// Checks that Redis answers and does not evict (`PING`, then
+    /// `CONFIG GET maxmemory-policy` unless the builder opted out), with the
+    /// guard's timeouts: for a readiness or health probe.
     ///
     /// # Errors
     ///
-    /// [`ReplayError::Unavailable`] when it does not.
-    pub fn ping(&self) -> Result<(), ReplayError> {
-        self.with_connection(|conn| redis::cmd("PING").query::<Value>(conn))
-            .map(|_| ())
+    /// [`ReplayError::Unavailable`] when it does not, naming why.
+    pub async fn health_check(&self) -> Result<(), ReplayError> {
+        self.inner.health_check(&self.inner.shared).await
     }
 
-    /// Runs `command` on an idle connection (or a new one), returns the
-    /// connection to the pool when the command succeeded and drops it when
-    /// it failed.
+    /// [`health_check`](Self::health_check) for sync callers: blocks the
+    /// calling thread (up to the timeouts).
     ///
-    /// An idle connection may have died since its last use (Redis restarted,
-    /// a proxy closed it): when one fails with a dropped connection, the
-    /// command is sent once more on a new connection. That cannot accept a
-    /// token twice: `SET NX` answers `OK` once per key, whichever connection
-    /// carries it.
-    fn with_connection(
-        &self,
-        command: impl Fn(&mut Connection) -> Result<Value, RedisError>,
-    ) -> Result<Value, ReplayError> {
-        let pooled = self.lock_idle().pop();
-        let result = match pooled {
-            Some(mut conn) => match command(&mut conn) {
-                Err(error) if is_stale(&error) => {
-                    let mut fresh = self.connect()?;
-                    command(&mut fresh).map(|value| (value, fresh))
-                }
-                other => other.map(|value| (value, conn)),
-            },
-            None => {
-                let mut fresh = self.connect()?;
-                command(&mut fresh).map(|value| (value, fresh))
-            }
-        };
-        match result {
-            Ok((value, conn)) => {
-                let mut idle = self.lock_idle();
-                if idle.len() < self.max_idle {
-                    idle.push(conn);
-                }
-                Ok(value)
-            }
-            Err(error) => Err(unavailable(&error)),
-        }
-    }
-
-    /// Opens a connection and sends the handshake, all within the connect
-    /// timeout: each command may wait only for what is left of it. (The
-    /// `redis` crate would pipeline the handshake and give each reply the
-    /// whole timeout.)
-    fn connect(&self) -> Result<Connection, ReplayError> {
-        let deadline = Instant::now().checked_add(self.connect_timeout);
-        let mut conn = self
-            .client
-            .get_connection_with_timeout(self.connect_timeout)
-            .map_err(|error| unavailable(&error))?;
-        for command in &self.handshake {
-            let left = deadline
-                .and_then(|deadline| deadline.checked_duration_since(Instant::now()))
-                .filter(|left| !left.is_zero())
-                .ok_or_else(timed_out)?;
-            set_timeouts(&conn, left)?;
-            command
-                .query::<Value>(&mut conn)
-                .map_err(|error| unavailable(&error))?;
-        }
-        set_timeouts(&conn, self.command_timeout)?;
-        Ok(conn)
-    }
-
-    fn lock_idle(&self) -> MutexGuard<'_, Vec<Connection>> {
-        // The list is only pushed to and popped from; a panic elsewhere cannot
-        // leave it inconsistent.
-        self.idle.lock().unwrap_or_else(PoisonError::into_inner)
+    /// # Errors
+    ///
+    /// As [`health_check`](Self::health_check).
+    pub fn ping(&self) -> Result<(), ReplayError> {
+        let inner = Arc::clone(&self.inner);
+        self.inner
+            .run_sync(async move { inner.health_check(&inner.sync_shared).await })
     }
 }
 
+impl Inner {
+    async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
+        let ping = redis::cmd("PING");
+        self.run(slot, |mut conn| {
+            let ping = &ping;
+            async move { conn.send(ping).await }
+        })
+        .await?;
+        if self.check_policy {
+            let mut conn = self.connection(slot).await?;
+            let policies = self
+                .bounded(conn.eviction_policies())
+                .await
+                .inspect_err(|_| forget(slot))?;
+            evicting(&policies).map_err(ConnectError::into_replay)?;
+        }
+        Ok(())
+    }
+
+    /// The slot's connection, or a new one (checked) put into it.
+    async fn connection(&self, slot: &Mutex<Option<Conn>>) -> Result<Conn, ReplayError> {
+        if let Some(conn) = lock(slot).clone() {
+            return Ok(conn);
+        }
+        let conn = self.open().await.map_err(ConnectError::into_replay)?;
+        *lock(slot) = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// Opens a connection, finds out whether the node is in a cluster, and
+    /// checks the eviction policy: all within the connect timeout.
+    async fn open(&self) -> Result<Conn, ConnectError> {
+        let opening = async {
+            let config = AsyncConnectionConfig::new()
+                .set_connection_timeout(Some(self.connect_timeout))
+                .set_response_timeout(Some(self.connect_timeout));
+            let mut single = self
+                .client
+                .get_multiplexed_async_connection_with_config(&config)
+                .await
+                .map_err(|error| ConnectError::Redis(unavailable(&error)))?;
+            let mut info = redis::cmd("INFO");
+            info.arg("cluster");
+            // A proxy that hides INFO hides the cluster too: one node.
+            let clustered = match single.req_packed_command(&info).await {
+                Ok(Value::BulkString(text)) => text
+                    .split(|b| *b == b'\n')
+                    .any(|line| line.trim_ascii() == b"cluster_enabled:1"),
+                Ok(Value::VerbatimString { text, .. }) => {
+                    text.lines().any(|line| line.trim() == "cluster_enabled:1")
+                }
+                Ok(_) => false,
+                Err(error) if error.code().is_some() => false,
+                Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
+            };
+            let mut conn = if clustered {
+                Conn::Cluster(self.cluster_connection().await?)
+            } else {
+                Conn::Single(single)
+            };
+            if self.check_policy {
+                match conn.eviction_policies().await {
+                    Ok(policies) => evicting(&policies)?,
+                    Err(error) if error.code().is_some() => {
+                        return Err(ConnectError::PolicyUnreadable);
+                    }
+                    Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
+                }
+            }
+            let mut conn = conn;
+            if let Conn::Single(single) = &mut conn {
+                single.set_response_timeout(self.command_timeout);
+            }
+            Ok(conn)
+        };
+        tokio::time::timeout(self.connect_timeout, opening)
+            .await
+            .unwrap_or_else(|_| Err(ConnectError::Redis(timed_out())))
+    }
+
+    async fn cluster_connection(&self) -> Result<ClusterConnection, ConnectError> {
+        let mut builder = ClusterClientBuilder::new(vec![self.info.clone()])
+            .connection_timeout(self.connect_timeout)
+            .response_timeout(self.command_timeout)
+            .retries(1);
+        if let Some(pem) = &self.ca_pem {
+            builder = builder.certs(TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem.clone()),
+            });
+        }
+        let client: ClusterClient = builder
+            .build()
+            .map_err(|error| ConnectError::Redis(unavailable(&error)))?;
+        client
+            .get_async_connection()
+            .await
+            .map_err(|error| ConnectError::Redis(unavailable(&error)))
+    }
+
+    /// `work` within the command timeout.
+    async fn bounded<T>(
+        &self,
+        work: impl Future<Output = Result<T, RedisError>>,
+    ) -> Result<T, ReplayError> {
+        match tokio::time::timeout(self.command_timeout, work).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(unavailable(&error)),
+            Err(_) => Err(timed_out()),
+        }
+    }
+
+    /// Runs `command` on the slot's connection: once more on a new one when
+    /// the connection was found closed, and the connection forgotten after
+    /// any failure, so that the next call reconnects. That cannot accept a
+    /// token twice: `SET NX` answers `OK` once per key, whichever connection
+    /// carries it.
+    async fn run<T, F, Fut>(&self, slot: &Mutex<Option<Conn>>, command: F) -> Result<T, ReplayError>
+    where
+        F: Fn(Conn) -> Fut,
+        Fut: Future<Output = Result<T, RedisError>>,
+    {
+        let reused = lock(slot).is_some();
+        let conn = self.connection(slot).await?;
+        let first = tokio::time::timeout(self.command_timeout, command(conn)).await;
+        let result = match first {
+            Ok(Err(error)) if reused && is_stale(&error) => {
+                forget(slot);
+                let conn = self.connection(slot).await?;
+                tokio::time::timeout(self.command_timeout, command(conn)).await
+            }
+            other => other,
+        };
+        match result {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => {
+                // Out of memory, the connection is sound and stays; after
+                // anything else (READONLY after a failover...) a new one
+                // may reach another node.
+                if error.code() != Some("OOM") {
+                    forget(slot);
+                }
+                Err(unavailable(&error))
+            }
+            Err(_) => {
+                forget(slot);
+                Err(timed_out())
+            }
+        }
+    }
+
+    async fn consume(
+        &self,
+        slot: &Mutex<Option<Conn>>,
+        principal: Option<PrincipalKey>,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        let key = format!("{}{flow_id}:{round}", self.prefix);
+        let ttl_ms = time_to_live_ms(retain_until, now);
+        if let (Some(share), Some(principal)) = (self.share, principal) {
+            let mut script = redis::cmd("EVAL");
+            script
+                .arg(SHARE_SCRIPT)
+                .arg(1)
+                .arg(format!("{}share:{principal}", self.prefix))
+                .arg(unix_ms(now))
+                .arg(unix_ms(retain_until))
+                .arg(share)
+                .arg(format!("{flow_id}:{round}"))
+                .arg(ttl_ms);
+            let admitted = self
+                .run(slot, |mut conn| {
+                    let script = &script;
+                    async move { conn.send(script).await }
+                })
+                .await?;
+            match admitted {
+                Value::Int(1) => {}
+                Value::Int(0) => return Err(ReplayError::ShareExceeded { share }),
+                _ => return Err(unexpected("EVAL")),
+            }
+        }
+        let mut set = redis::cmd("SET");
+        set.arg(&key).arg(1).arg("NX").arg("PX").arg(ttl_ms);
+        let reply = match self.wait {
+            None => {
+                self.run(slot, |mut conn| {
+                    let set = &set;
+                    async move { conn.send(set).await }
+                })
+                .await?
+            }
+            Some((replicas, timeout)) => {
+                let mut pipeline = redis::pipe();
+                pipeline
+                    .add_command(set.clone())
+                    .cmd("WAIT")
+                    .arg(replicas)
+                    .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+                let replies = self
+                    .run(slot, |mut conn| {
+                        let pipeline = &pipeline;
+                        async move { conn.send_pipeline(pipeline).await }
+                    })
+                    .await?;
+                let mut replies = replies.into_iter();
+                let (Some(reply), Some(acked)) = (replies.next(), replies.next()) else {
+                    return Err(unexpected("SET and WAIT"));
+                };
+                if reply == Value::Okay {
+                    match acked {
+                        Value::Int(acked) if acked >= i64::from(replicas) => {}
+                        Value::Int(_) => {
+                            return Err(ReplayError::Unavailable(format!(
+                                "fewer than {replicas} redis replicas acknowledged the entry in time"
+                            )));
+                        }
+                        _ => return Err(unexpected("WAIT")),
+                    }
+                }
+                reply
+            }
+        };
+        match reply {
+            Value::Okay => Ok(()),
+            Value::Nil => Err(ReplayError::Replayed),
+            _ => Err(unexpected("SET NX")),
+        }
+    }
+
+    /// Runs `work` on the guard's own runtime and waits for it on this
+    /// thread, up to the connect and command timeouts (and a margin).
+    fn run_sync<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, ReplayError>> + Send + 'static,
+    ) -> Result<T, ReplayError> {
+        let runtime = self
+            .background
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("mrtr-guard-redis")
+                    .enable_all()
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+            .ok_or_else(|| {
+                ReplayError::Unavailable("could not start the redis guard's runtime".to_owned())
+            })?;
+        let (sender, receiver) = mpsc::sync_channel(1);
+        runtime.spawn(async move {
+            let _ = sender.send(work.await);
+        });
+        // Connecting, then a stale connection's retry: at most two connects
+        // and two commands, and a margin for scheduling.
+        let limit = self
+            .connect_timeout
+            .saturating_mul(2)
+            .saturating_add(self.command_timeout.saturating_mul(3))
+            .saturating_add(Duration::from_millis(100));
+        receiver
+            .recv_timeout(limit)
+            .unwrap_or_else(|_| Err(timed_out()))
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which panics inside async code: let
+        // its thread end in the background instead.
+        if let Some(Some(runtime)) = self.background.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// The share check, atomic on one key (the principal's sorted set):
+/// forgets entries whose retention has passed, admits a member already
+/// counted (a retry, or a replay that `SET NX` then refuses), refuses past
+/// the share, else counts the member and keeps the set as long as its
+/// longest entry. `ARGV`: now and retention (Unix ms), share, member, TTL ms.
+const SHARE_SCRIPT: &str = "\
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[4]) then return 1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then
+  redis.call('PEXPIRE', KEYS[1], ARGV[5])
+end
+return 1
+";
+
+/// Unix time in milliseconds (0 before 1970, which no token carries).
+fn unix_ms(at: OffsetDateTime) -> u64 {
+    u64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(0)
+}
+
+/// An error unless every policy is `noeviction`.
+fn evicting(policies: &[String]) -> Result<(), ConnectError> {
+    if policies.is_empty() {
+        return Err(ConnectError::PolicyUnreadable);
+    }
+    match policies
+        .iter()
+        .find(|policy| policy.as_str() != "noeviction")
+    {
+        None => Ok(()),
+        Some(policy) if policy.is_empty() => Err(ConnectError::PolicyUnreadable),
+        Some(policy) => Err(ConnectError::Evicts(policy.clone())),
+    }
+}
+
+fn lock(slot: &Mutex<Option<Conn>>) -> MutexGuard<'_, Option<Conn>> {
+    // The slot is only read and replaced whole; a panic elsewhere cannot
+    // leave it inconsistent.
+    slot.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn forget(slot: &Mutex<Option<Conn>>) {
+    *lock(slot) = None;
+}
+
+fn unexpected(command: &str) -> ReplayError {
+    ReplayError::Unavailable(format!("redis answered {command} with an unexpected reply"))
+}
+
 impl ReplayGuard for RedisReplayGuard {
+    /// Records the pair with no principal: no share applies. The codec
+    /// calls [`consume_for`](ReplayGuard::consume_for).
     fn consume(
         &self,
         flow_id: FlowId,
@@ -216,36 +667,74 @@ impl ReplayGuard for RedisReplayGuard {
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
-        let key = self.key(flow_id, round);
-        let ttl_ms = time_to_live_ms(retain_until, now);
-        let reply = self.with_connection(|conn| {
-            redis::cmd("SET")
-                .arg(&key)
-                .arg(1)
-                .arg("NX")
-                .arg("PX")
-                .arg(ttl_ms)
-                .query::<Value>(conn)
-        })?;
-        match reply {
-            Value::Okay => Ok(()),
-            Value::Nil => Err(ReplayError::Replayed),
-            _ => Err(ReplayError::Unavailable(
-                "redis answered SET NX with an unexpected reply".to_owned(),
-            )),
-        }
+        let inner = Arc::clone(&self.inner);
+        self.inner.run_sync(async move {
+            inner
+                .consume(&inner.sync_shared, None, flow_id, round, retain_until, now)
+                .await
+        })
+    }
+
+    fn consume_for(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        let inner = Arc::clone(&self.inner);
+        self.inner.run_sync(async move {
+            let slot = &inner.sync_shared;
+            inner
+                .consume(slot, Some(principal), flow_id, round, retain_until, now)
+                .await
+        })
+    }
+
+    fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
+        Some(self)
+    }
+}
+
+/// On the caller's tokio runtime (the connection's driver runs there).
+impl AsyncReplayGuard for RedisReplayGuard {
+    fn consume_for_async(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> ConsumeFuture<'_> {
+        Box::pin(async move {
+            let inner = &self.inner;
+            inner
+                .consume(
+                    &inner.shared,
+                    Some(principal),
+                    flow_id,
+                    round,
+                    retain_until,
+                    now,
+                )
+                .await
+        })
     }
 }
 
 impl fmt::Debug for RedisReplayGuard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
         f.debug_struct("RedisReplayGuard")
-            .field("server", &self.server)
-            .field("tls", &self.tls)
-            .field("prefix", &self.prefix)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("command_timeout", &self.command_timeout)
-            .field("max_idle", &self.max_idle)
+            .field("server", &inner.server)
+            .field("tls", &inner.tls)
+            .field("prefix", &inner.prefix)
+            .field("connect_timeout", &inner.connect_timeout)
+            .field("command_timeout", &inner.command_timeout)
+            .field("principal_share", &inner.share)
+            .field("wait_for_replicas", &inner.wait)
+            .field("checks_eviction_policy", &inner.check_policy)
             .finish_non_exhaustive()
     }
 }
@@ -259,7 +748,9 @@ pub struct RedisGuardBuilder {
     prefix: String,
     connect_timeout: Duration,
     command_timeout: Duration,
-    max_idle: usize,
+    share: Option<usize>,
+    wait: Option<(u32, Duration)>,
+    check_policy: bool,
 }
 
 impl RedisGuardBuilder {
@@ -271,8 +762,8 @@ impl RedisGuardBuilder {
         self
     }
 
-    /// Sets the time allowed to open a connection, handshake included
-    /// (default 500 ms).
+    /// Sets the time allowed to open a connection, handshake and checks
+    /// included (default 500 ms).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
         self
@@ -285,14 +776,6 @@ impl RedisGuardBuilder {
         self
     }
 
-    /// Sets how many idle connections are kept for reuse (default 8). More
-    /// concurrent calls open more connections; those beyond this number are
-    /// closed after use.
-    pub fn max_idle(mut self, max_idle: usize) -> Self {
-        self.max_idle = max_idle;
-        self
-    }
-
     /// Trusts only the CA certificates in `pem` (one or more PEM
     /// `CERTIFICATE` blocks) for a `rediss://` URL, instead of the Mozilla
     /// roots: for a private CA (a self-hosted Redis, a cloud service that
@@ -302,8 +785,41 @@ impl RedisGuardBuilder {
         self
     }
 
-    /// Checks the settings and builds the guard. It does not connect: the
-    /// first `consume` (or [`ping`](RedisReplayGuard::ping)) does.
+    /// Lets one principal hold at most `share` live entries (counted in a
+    /// sorted set per principal key, beside the replay keys, with the same
+    /// retention); past it its tokens are refused with
+    /// [`ReplayError::ShareExceeded`]. Size it as for
+    /// [`MemoryReplayGuard`](crate::state::MemoryReplayGuard): the peak rate
+    /// one legitimate principal opens rounds at, times the TTL plus the
+    /// skew. Costs one more round trip per call.
+    pub fn principal_share(mut self, share: usize) -> Self {
+        self.share = Some(share);
+        self
+    }
+
+    /// Accepts a token only once `replicas` replicas acknowledged its key
+    /// (`WAIT replicas timeout` after each `SET`, in the same round trip),
+    /// so that a failover to one of them cannot forget it. A token whose
+    /// key reached fewer in `timeout` is refused (and stays consumed on the
+    /// primary). Keep `timeout` below the command timeout.
+    pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Self {
+        self.wait = Some((replicas, timeout));
+        self
+    }
+
+    /// Skips the eviction-policy check (`CONFIG GET maxmemory-policy`),
+    /// for a managed service that forbids `CONFIG`: set its eviction policy
+    /// to `noeviction` in the service's own settings first. If Redis does
+    /// evict, consumed tokens can open again: that is what this gives up.
+    pub fn allow_replay_if_redis_evicts(mut self) -> Self {
+        self.check_policy = false;
+        self
+    }
+
+    /// Checks the settings and builds the guard, without connecting: the
+    /// first call connects, and checks Redis as
+    /// [`connect`](Self::connect) does (a failed check fails that call,
+    /// closed). Prefer `connect` at start-up.
     ///
     /// For a `rediss://` URL, if the process has no default rustls crypto
     /// provider yet, this installs rustls' `ring` provider as the default.
@@ -315,9 +831,10 @@ impl RedisGuardBuilder {
     /// [`RedisConfigError::CaWithoutTls`] for a CA with a URL without TLS;
     /// [`RedisConfigError::InvalidCaCertificate`] for a CA that holds no
     /// certificate or does not parse; [`RedisConfigError::ZeroTimeout`] for
-    /// a zero timeout.
+    /// a zero timeout (the `WAIT` timeout included).
     pub fn build(self) -> Result<RedisReplayGuard, RedisConfigError> {
-        if self.connect_timeout.is_zero() || self.command_timeout.is_zero() {
+        let wait_zero = self.wait.is_some_and(|(_, timeout)| timeout.is_zero());
+        if self.connect_timeout.is_zero() || self.command_timeout.is_zero() || wait_zero {
             return Err(RedisConfigError::ZeroTimeout);
         }
         let info = self
@@ -332,20 +849,19 @@ impl RedisGuardBuilder {
             ConnectionAddr::TcpTls { .. } => true,
             _ => false,
         };
-        // The guard sends AUTH and SELECT itself, within the connect timeout;
-        // the client connects with no handshake (not even CLIENT SETINFO).
-        let handshake = handshake(info.redis_settings());
-        let info = info.set_redis_settings(RedisConnectionInfo::default().set_skip_set_lib_name());
-        let client = match self.ca_pem {
-            None => Client::open(info),
+        // No CLIENT SETINFO: nothing beyond AUTH and SELECT in the handshake.
+        let settings = info.redis_settings().clone().set_skip_set_lib_name();
+        let info = info.set_redis_settings(settings);
+        let client = match &self.ca_pem {
+            None => Client::open(info.clone()),
             Some(_) if !tls => return Err(RedisConfigError::CaWithoutTls),
             Some(pem) => {
-                check_ca_pem(&pem)?;
+                check_ca_pem(pem)?;
                 let certificates = TlsCertificates {
                     client_tls: None,
-                    root_cert: Some(pem),
+                    root_cert: Some(pem.clone()),
                 };
-                Client::build_with_tls(info, certificates)
+                Client::build_with_tls(info.clone(), certificates)
             }
         }
         .map_err(|_| RedisConfigError::InvalidUrl)?;
@@ -354,16 +870,44 @@ impl RedisGuardBuilder {
         }
         let server = client.get_connection_info().addr().to_string();
         Ok(RedisReplayGuard {
-            client,
-            server,
-            tls,
-            handshake,
-            prefix: self.prefix,
-            connect_timeout: self.connect_timeout,
-            command_timeout: self.command_timeout,
-            max_idle: self.max_idle,
-            idle: Mutex::new(Vec::new()),
+            inner: Arc::new(Inner {
+                client,
+                info,
+                ca_pem: self.ca_pem,
+                server,
+                tls,
+                prefix: self.prefix,
+                connect_timeout: self.connect_timeout,
+                command_timeout: self.command_timeout,
+                share: self.share,
+                wait: self.wait,
+                check_policy: self.check_policy,
+                shared: Mutex::new(None),
+                sync_shared: Mutex::new(None),
+                background: OnceLock::new(),
+            }),
         })
+    }
+
+    /// [`build`](Self::build), then connects on the current tokio runtime
+    /// and checks Redis: it answers, and its `maxmemory-policy` is
+    /// `noeviction` (on every master of a cluster) unless
+    /// [`allow_replay_if_redis_evicts`](Self::allow_replay_if_redis_evicts).
+    /// What a server calls at start-up, so that a Redis the guard cannot
+    /// rely on stops it there, with a message saying what to set.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); [`RedisConfigError::Evicts`] for a Redis
+    /// that may evict; [`RedisConfigError::PolicyUnreadable`] when `CONFIG
+    /// GET` is refused; [`RedisConfigError::Unavailable`] when Redis cannot
+    /// be reached in time.
+    pub async fn connect(self) -> Result<RedisReplayGuard, RedisConfigError> {
+        let guard = self.build()?;
+        let inner = &guard.inner;
+        let conn = inner.open().await.map_err(ConnectError::into_config)?;
+        *lock(&inner.shared) = Some(conn);
+        Ok(guard)
     }
 }
 
@@ -375,12 +919,14 @@ impl fmt::Debug for RedisGuardBuilder {
             .field("prefix", &self.prefix)
             .field("connect_timeout", &self.connect_timeout)
             .field("command_timeout", &self.command_timeout)
-            .field("max_idle", &self.max_idle)
+            .field("principal_share", &self.share)
+            .field("wait_for_replicas", &self.wait)
+            .field("checks_eviction_policy", &self.check_policy)
             .finish_non_exhaustive()
     }
 }
 
-/// Feature `redis`: why a [`RedisReplayGuard`] could not be built.
+/// Feature `redis`: why a [`RedisReplayGuard`] could not be built or started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RedisConfigError {
@@ -394,6 +940,12 @@ pub enum RedisConfigError {
     InvalidCaCertificate,
     /// A timeout is zero.
     ZeroTimeout,
+    /// Redis' `maxmemory-policy` (named) lets it evict the guard's keys.
+    Evicts(String),
+    /// Redis refused `CONFIG GET maxmemory-policy`.
+    PolicyUnreadable,
+    /// Redis could not be reached, or answered in error, at start-up.
+    Unavailable(ReplayError),
 }
 
 impl fmt::Display for RedisConfigError {
@@ -412,6 +964,18 @@ impl fmt::Display for RedisConfigError {
                 f.write_str("the redis ca certificate is not a valid pem certificate")
             }
             Self::ZeroTimeout => f.write_str("redis timeouts must be longer than zero"),
+            Self::Evicts(policy) => write!(
+                f,
+                "redis maxmemory-policy is {policy}: redis may evict replay keys, and a used \
+                 requestState would open again; set maxmemory-policy noeviction \
+                 (CONFIG SET maxmemory-policy noeviction, and in redis.conf)"
+            ),
+            Self::PolicyUnreadable => f.write_str(
+                "redis refused CONFIG GET maxmemory-policy, so the guard cannot check that redis \
+                 never evicts; set the service's eviction policy to noeviction, then build the \
+                 guard with allow_replay_if_redis_evicts()",
+            ),
+            Self::Unavailable(error) => write!(f, "redis guard did not start: {error}"),
         }
     }
 }
@@ -430,32 +994,6 @@ fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
         .checked_div(1_000_000)
         .unwrap_or(1);
     u64::try_from(ms.max(1)).unwrap_or(u64::MAX)
-}
-
-/// The commands a new connection starts with: `AUTH [user] password` when the
-/// URL has a password, `SELECT db` for a database other than 0.
-fn handshake(settings: &RedisConnectionInfo) -> Vec<Cmd> {
-    let mut commands = Vec::new();
-    if let Some(password) = settings.password() {
-        let mut auth = redis::cmd("AUTH");
-        if let Some(username) = settings.username() {
-            auth.arg(username);
-        }
-        auth.arg(password);
-        commands.push(auth);
-    }
-    if settings.db() != 0 {
-        let mut select = redis::cmd("SELECT");
-        select.arg(settings.db());
-        commands.push(select);
-    }
-    commands
-}
-
-fn set_timeouts(conn: &Connection, timeout: Duration) -> Result<(), ReplayError> {
-    conn.set_read_timeout(Some(timeout))
-        .and_then(|()| conn.set_write_timeout(Some(timeout)))
-        .map_err(|error| unavailable(&error))
 }
 
 fn timed_out() -> ReplayError {
@@ -520,6 +1058,10 @@ fn unavailable(error: &RedisError) -> ReplayError {
         "redis refused the credentials".to_owned()
     } else if error.is_io_error() {
         "i/o error talking to redis".to_owned()
+    } else if error.code() == Some("OOM") {
+        "redis is out of memory (maxmemory reached, noeviction): refusing rather than \
+         forgetting; raise maxmemory or lower the load"
+            .to_owned()
     } else {
         match error.code().filter(|code| is_plain_code(code)) {
             Some(code) => format!("redis answered with error {code}"),
@@ -532,7 +1074,7 @@ fn unavailable(error: &RedisError) -> ReplayError {
 /// Whether a pooled connection failed because it was already closed, as
 /// opposed to Redis being slow or answering in error.
 fn is_stale(error: &RedisError) -> bool {
-    error.is_connection_dropped()
+    error.is_connection_dropped() || error.is_unrecoverable_error()
 }
 
 /// Whether a server error code is a short upper-case word, safe to log.

@@ -394,6 +394,28 @@ fn a_guard_failure_has_its_own_event() {
     }
 }
 
+#[test]
+fn a_principal_past_its_share_has_its_own_event_naming_nobody() {
+    for mode in MODES {
+        let guard = MemoryReplayGuard::new(10).with_principal_share(1);
+        let codec = codec(mode, Some(Arc::new(guard)));
+        let (first, _) = open(&codec, &token(&codec), PRINCIPAL, now());
+        assert!(first.is_ok());
+        let token = token(&codec);
+        let (opened, events) = open(&codec, &token, PRINCIPAL, now());
+        assert_eq!(opened.err(), Some(StateError::ReplayShareExceeded));
+        let event = the_event(&events, &token, "replay_share_exceeded");
+        assert_eq!(event.name, "replay_share_exceeded");
+        assert_eq!(event.level, Level::WARN);
+        assert_eq!(
+            event.field("message"),
+            Some("principal holds its whole share of the replay guard; requestState refused")
+        );
+        assert_eq!(event.field("round"), Some("1"));
+        assert!(!format!("{events:?}").contains(PRINCIPAL), "{events:?}");
+    }
+}
+
 // ---- through the runtime -------------------------------------------------------------
 
 /// A tool asking one form, as the demo's `ShipOrder` does, for one round.

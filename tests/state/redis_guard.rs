@@ -2,9 +2,14 @@
 //!
 //! The server's URL comes from `MRTR_GUARD_REDIS_URL`; a second server, TLS
 //! only, from `MRTR_GUARD_REDIS_TLS_URL`, with the path of the CA that signed
-//! its certificate in `MRTR_GUARD_REDIS_TLS_CA` (`.ci/run` starts both with
-//! `scripts/redis-up`, the second with `--tls`). Without them the tests fail
-//! when `CI` is set and are skipped, with a notice, otherwise.
+//! its certificate in `MRTR_GUARD_REDIS_TLS_CA`; one node of a Redis Cluster
+//! of three masters from `MRTR_GUARD_REDIS_CLUSTER_URL`, and one over TLS from
+//! `MRTR_GUARD_REDIS_CLUSTER_TLS_URL` with its CA in
+//! `MRTR_GUARD_REDIS_CLUSTER_TLS_CA` (`.ci/run` starts all four with
+//! `scripts/redis-up`, with `--tls`, `--cluster`, `--cluster --tls`). Without them
+//! the tests fail when `CI` is set and are skipped, with a notice, otherwise.
+//! A few tests start a `redis-server` of their own, with the settings they
+//! test (an eviction policy, a small `maxmemory`, a replica).
 
 #![allow(
     clippy::unwrap_used,
@@ -21,7 +26,7 @@ use std::net::TcpListener;
 use std::sync::{Arc, Barrier, Once};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mrtr_guard::state::ReplayError;
+use mrtr_guard::state::{RedisConfigError, ReplayError};
 use mrtr_guard::{
     Binding, MasterKey, Method, RedisReplayGuard, ReplayGuard, StateCodec, StateContents,
     StateError,
@@ -31,6 +36,11 @@ use serde_json::Value;
 const URL_VAR: &str = "MRTR_GUARD_REDIS_URL";
 const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
 const TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_TLS_CA";
+/// One node of a Redis Cluster of three masters (`scripts/redis-up --cluster`).
+const CLUSTER_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_URL";
+/// The same over TLS only (`--cluster --tls`), and the CA of its certificates.
+const CLUSTER_TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_URL";
+const CLUSTER_TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_CA";
 
 /// The variable's value, or `None` (after a notice) when it is not set
 /// outside CI.
@@ -402,7 +412,6 @@ fn a_dropped_idle_connection_is_replaced() {
     let guard = Arc::new(
         RedisReplayGuard::builder(with_db(&url, 5))
             .key_prefix(unique_prefix("stale"))
-            .max_idle(1)
             .build()
             .unwrap(),
     );
@@ -508,4 +517,535 @@ fn a_tls_server_does_not_answer_plain_redis() {
     let plain = url.replacen("rediss://", "redis://", 1);
     let guard = RedisReplayGuard::builder(plain).build().unwrap();
     assert!(matches!(guard.ping(), Err(ReplayError::Unavailable(_))));
+}
+
+// ---- a redis-server of the test's own ---------------------------------------------
+
+/// A `redis-server` this test starts (loopback, no persistence) with its
+/// own settings, stopped when dropped.
+struct OwnRedis {
+    child: std::process::Child,
+    port: u16,
+    /// Its working directory (a replica writes the data it receives there).
+    dir: std::path::PathBuf,
+}
+
+impl OwnRedis {
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    fn admin(&self) -> redis::Connection {
+        redis::Client::open(self.url())
+            .unwrap()
+            .get_connection()
+            .unwrap()
+    }
+}
+
+impl Drop for OwnRedis {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Starts `redis-server` with `settings`; `None` (after a notice) when it
+/// is not installed outside CI. Under CI it must be: `.ci/run` installs it
+/// (scripts/redis-up).
+fn own_redis(settings: &[&str]) -> Option<OwnRedis> {
+    let port = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let dir = std::env::temp_dir().join(format!("mrtr-guard-test-redis-{port}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spawned = std::process::Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(&dir)
+        .args(settings)
+        .stdout(std::process::Stdio::null())
+        .spawn();
+    let child = match spawned {
+        Ok(child) => child,
+        Err(error) if std::env::var_os("CI").is_some() => {
+            panic!("redis-server could not be started under CI: {error}")
+        }
+        Err(_) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "notice: redis-server is not installed; skipping a test of its own \
+                 (scripts/redis-up installs it)"
+            );
+            return None;
+        }
+    };
+    let redis = OwnRedis { child, port, dir };
+    for _ in 0..100 {
+        let answered = redis::Client::open(redis.url())
+            .and_then(|client| client.get_connection())
+            .and_then(|mut conn| redis::cmd("PING").query::<String>(&mut conn));
+        if answered.is_ok() {
+            return Some(redis);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("redis-server on port {port} did not answer PING");
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// The issue's failure: under an eviction policy, a flood makes Redis drop
+/// replay keys and a used state opens again. The guard refuses to start on
+/// such a Redis, saying what to set, and the lazy guard refuses every token.
+#[test]
+fn a_redis_that_may_evict_is_refused_at_start_with_what_to_set() {
+    for policy in ["allkeys-lru", "volatile-ttl"] {
+        let Some(redis) = own_redis(&["--maxmemory-policy", policy]) else {
+            return;
+        };
+        let error = runtime()
+            .block_on(RedisReplayGuard::builder(redis.url()).connect())
+            .unwrap_err();
+        assert_eq!(error, RedisConfigError::Evicts(policy.to_owned()));
+        let message = error.to_string();
+        assert!(
+            message.contains(&format!("maxmemory-policy is {policy}"))
+                && message.contains("set maxmemory-policy noeviction"),
+            "{message}"
+        );
+
+        // Built lazily, the first call finds out and fails closed.
+        let lazy = Arc::new(guard(&redis.url(), &unique_prefix("evicts")));
+        let codec = instance(Arc::clone(&lazy) as Arc<dyn ReplayGuard>);
+        let refused = codec.open::<()>(&token(), &binding()).unwrap_err();
+        let StateError::ReplayGuard(ReplayError::Unavailable(why)) = &refused else {
+            panic!("expected a replay-guard failure, got {refused:?}");
+        };
+        assert!(why.contains("set maxmemory-policy noeviction"), "{why}");
+        assert!(lazy.ping().is_err());
+
+        // Opting out, in writing, starts.
+        let opted_out = runtime().block_on(
+            RedisReplayGuard::builder(redis.url())
+                .allow_replay_if_redis_evicts()
+                .connect(),
+        );
+        assert!(opted_out.is_ok(), "{opted_out:?}");
+    }
+}
+
+/// The health check reads the policy again: a Redis reconfigured to evict
+/// after start-up fails it.
+#[test]
+fn the_health_check_sees_a_policy_changed_after_start() {
+    let Some(redis) = own_redis(&["--maxmemory-policy", "noeviction"]) else {
+        return;
+    };
+    let runtime = runtime();
+    let guard = runtime
+        .block_on(RedisReplayGuard::builder(redis.url()).connect())
+        .unwrap();
+    assert_eq!(runtime.block_on(guard.health_check()), Ok(()));
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory-policy")
+        .arg("allkeys-random")
+        .query(&mut redis.admin())
+        .unwrap();
+    let failed = runtime.block_on(guard.health_check()).unwrap_err();
+    assert!(
+        failed
+            .to_string()
+            .contains("maxmemory-policy is allkeys-random"),
+        "{failed}"
+    );
+    assert!(guard.ping().is_err());
+}
+
+/// With `noeviction` and a small `maxmemory`, a flood of fresh states gets
+/// refusals (Redis answers `OOM`; the guard fails closed and says so), and
+/// no state that was consumed ever opens again.
+#[test]
+fn a_full_noeviction_redis_refuses_and_no_used_state_opens_again() {
+    let Some(redis) = own_redis(&["--maxmemory-policy", "noeviction"]) else {
+        return;
+    };
+    // Room for a few thousand keys above what the empty server uses.
+    let info: String = redis::cmd("INFO")
+        .arg("memory")
+        .query(&mut redis.admin())
+        .unwrap();
+    let used: u64 = info
+        .lines()
+        .find_map(|line| line.strip_prefix("used_memory:"))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory")
+        .arg(used + 300_000)
+        .query(&mut redis.admin())
+        .unwrap();
+
+    let runtime = runtime();
+    let guard = runtime
+        .block_on(
+            RedisReplayGuard::builder(redis.url())
+                .key_prefix(unique_prefix("oom"))
+                .connect(),
+        )
+        .unwrap();
+    let codec = instance(Arc::new(guard));
+    let minter = minter();
+    let (mut used_states, mut out_of_memory) = (Vec::new(), 0);
+    for _ in 0..20_000 {
+        let state = minter.start(&binding(), &StateContents::new(())).unwrap();
+        match runtime.block_on(codec.open_async::<()>(&state, &binding())) {
+            Ok(_) => used_states.push(state),
+            Err(StateError::ReplayGuard(ReplayError::Unavailable(why))) => {
+                assert!(why.starts_with("redis is out of memory"), "{why}");
+                out_of_memory += 1;
+                if out_of_memory == 200 {
+                    break;
+                }
+            }
+            Err(other) => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(out_of_memory, 200, "the flood filled redis");
+    assert!(used_states.len() > 100, "{} states", used_states.len());
+    for state in &used_states {
+        assert!(
+            runtime
+                .block_on(codec.open_async::<()>(state, &binding()))
+                .is_err(),
+            "a used state opened again"
+        );
+        assert!(codec.open::<()>(state, &binding()).is_err());
+    }
+    // Memory freed: the used states are still replays, not fresh.
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory")
+        .arg(0)
+        .query(&mut redis.admin())
+        .unwrap();
+    for state in used_states.iter().take(50) {
+        assert_eq!(
+            codec.open::<()>(state, &binding()).err(),
+            Some(StateError::Replayed)
+        );
+    }
+}
+
+/// `WAIT`: with no replica, a guard that wants one refuses (fails closed);
+/// with a replica attached, it accepts, and the replica holds the key.
+#[test]
+fn wait_for_replicas_accepts_only_what_a_replica_holds() {
+    let Some(primary) = own_redis(&["--repl-diskless-sync-delay", "0"]) else {
+        return;
+    };
+    let prefix = unique_prefix("wait");
+    let wanting = |replicas| {
+        RedisReplayGuard::builder(primary.url())
+            .key_prefix(prefix.as_str())
+            .command_timeout(Duration::from_secs(2))
+            .wait_for_replicas(replicas, Duration::from_millis(1000))
+            .build()
+            .unwrap()
+    };
+    let alone = instance(Arc::new(wanting(1)));
+    let refused = alone.open::<()>(&token(), &binding()).unwrap_err();
+    assert_eq!(
+        refused,
+        StateError::ReplayGuard(ReplayError::Unavailable(
+            "fewer than 1 redis replicas acknowledged the entry in time".to_owned()
+        ))
+    );
+
+    let port = primary.port.to_string();
+    let Some(replica) = own_redis(&["--replicaof", "127.0.0.1", &port]) else {
+        return;
+    };
+    let online = (0..200).any(|_| {
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query(&mut replica.admin())
+            .unwrap();
+        let synced = info.contains("master_link_status:up");
+        if !synced {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        synced
+    });
+    assert!(online, "the replica did not sync within 10 s");
+    let guard = Arc::new(wanting(1));
+    let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
+    let token = token();
+    let claims = codec.open::<()>(&token, &binding()).unwrap();
+    let exists: i64 = redis::cmd("EXISTS")
+        .arg(guard.key(claims.flow_id(), claims.round()))
+        .query(&mut replica.admin())
+        .unwrap();
+    assert_eq!(exists, 1, "the replica holds the key");
+    assert_eq!(
+        codec.open::<()>(&token, &binding()).err(),
+        Some(StateError::Replayed)
+    );
+}
+
+/// A principal's share on Redis: past it, refused with its own reason while
+/// another principal's tokens open; a replay is still a replay.
+#[test]
+fn a_principal_is_held_to_its_share_on_redis() {
+    let Some(url) = redis_url() else { return };
+    let guard = Arc::new(
+        RedisReplayGuard::builder(url.as_str())
+            .key_prefix(unique_prefix("share"))
+            .principal_share(3)
+            .build()
+            .unwrap(),
+    );
+    let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
+    let minter = minter();
+    let mallory = Binding::new("mallory", Method::ToolsCall, "redeem_voucher", None);
+    let states: Vec<String> = (0..5)
+        .map(|_| minter.start(&mallory, &StateContents::new(())).unwrap())
+        .collect();
+    let results: Vec<_> = states
+        .iter()
+        .map(|state| codec.open::<()>(state, &mallory).err())
+        .collect();
+    assert_eq!(
+        results,
+        [
+            None,
+            None,
+            None,
+            Some(StateError::ReplayShareExceeded),
+            Some(StateError::ReplayShareExceeded)
+        ]
+    );
+    assert_eq!(
+        codec.open::<()>(&states[0], &mallory).err(),
+        Some(StateError::Replayed)
+    );
+    assert!(codec.open::<()>(&token(), &binding()).is_ok(), "ada opens");
+    // The share set names the principal only by its key.
+    let mut admin = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let keys: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{}*", guard.key_prefix()))
+        .query(&mut admin)
+        .unwrap();
+    assert!(keys.iter().all(|key| !key.contains("mallory")), "{keys:?}");
+    assert_eq!(
+        keys.iter()
+            .filter(|key| key.starts_with(&format!("{}share:", guard.key_prefix())))
+            .count(),
+        2,
+        "{keys:?}"
+    );
+}
+
+/// The async face on the caller's runtime: many concurrent opens of one
+/// state on one multiplexed connection, exactly one wins.
+#[test]
+fn async_opens_race_on_one_connection_and_one_wins() {
+    let Some(url) = redis_url() else { return };
+    let runtime = runtime();
+    let guard = runtime
+        .block_on(
+            RedisReplayGuard::builder(url.as_str())
+                .key_prefix(unique_prefix("async"))
+                .connect(),
+        )
+        .unwrap();
+    let codec = Arc::new(instance(Arc::new(guard)));
+    for _ in 0..20 {
+        let token = Arc::new(token());
+        let wins = runtime.block_on(async {
+            let tasks: Vec<_> = (0..16)
+                .map(|_| {
+                    let (codec, token) = (Arc::clone(&codec), Arc::clone(&token));
+                    tokio::spawn(async move { codec.open_async::<()>(&token, &binding()).await })
+                })
+                .collect();
+            let mut wins = 0;
+            for task in tasks {
+                match task.await.unwrap() {
+                    Ok(_) => wins += 1,
+                    Err(error) => assert_eq!(error, StateError::Replayed),
+                }
+            }
+            wins
+        });
+        assert_eq!(wins, 1);
+    }
+}
+
+/// Against the local Redis Cluster (`scripts/redis-up --cluster`): found
+/// from one node's URL, its policy checked on every master, single use
+/// across instances, and the share key in its own slot.
+#[test]
+fn on_a_redis_cluster_a_token_opens_once_across_two_instances() {
+    let Some(url) = setting(CLUSTER_URL_VAR) else {
+        return;
+    };
+    let _alone = cluster_alone();
+    let runtime = runtime();
+    let prefix = unique_prefix("cluster");
+    let connect = || {
+        runtime
+            .block_on(
+                RedisReplayGuard::builder(url.as_str())
+                    .key_prefix(prefix.as_str())
+                    .principal_share(100)
+                    .connect(),
+            )
+            .unwrap()
+    };
+    let a = instance(Arc::new(connect()));
+    let b = instance(Arc::new(connect()));
+    assert!(format!("{a:?}").contains("RedisReplayGuard"));
+    // Enough tokens to land on every master.
+    for _ in 0..30 {
+        let token = token();
+        assert!(
+            runtime
+                .block_on(a.open_async::<()>(&token, &binding()))
+                .is_ok()
+        );
+        assert_eq!(
+            runtime
+                .block_on(b.open_async::<()>(&token, &binding()))
+                .err(),
+            Some(StateError::Replayed)
+        );
+        assert_eq!(
+            b.open::<()>(&token, &binding()).err(),
+            Some(StateError::Replayed)
+        );
+    }
+    assert_eq!(runtime.block_on(connect().health_check()), Ok(()));
+}
+
+/// The cluster tests one at a time: one of them reconfigures a master.
+fn cluster_alone() -> std::sync::MutexGuard<'static, ()> {
+    static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ALONE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Sets a cluster node's `maxmemory-policy` back when dropped.
+struct PolicyBack(redis::Connection);
+
+impl Drop for PolicyBack {
+    fn drop(&mut self) {
+        let _: Result<(), _> = redis::cmd("CONFIG")
+            .arg("SET")
+            .arg("maxmemory-policy")
+            .arg("noeviction")
+            .query(&mut self.0);
+    }
+}
+
+/// The policy is read on every master: one evicting master of three, not
+/// the one the URL names, stops the guard.
+#[test]
+fn on_a_redis_cluster_one_evicting_master_is_refused() {
+    let Some(url) = setting(CLUSTER_URL_VAR) else {
+        return;
+    };
+    let _alone = cluster_alone();
+    let mut seed = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let nodes: String = redis::cmd("CLUSTER").arg("NODES").query(&mut seed).unwrap();
+    let other = nodes
+        .lines()
+        .find(|line| line.contains("master") && !line.contains("myself"))
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|address| address.split('@').next())
+        .unwrap()
+        .to_owned();
+    let mut node = redis::Client::open(format!("redis://{other}/"))
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let _: () = redis::cmd("CONFIG")
+        .arg("SET")
+        .arg("maxmemory-policy")
+        .arg("allkeys-lfu")
+        .query(&mut node)
+        .unwrap();
+    let _back = PolicyBack(node);
+    let refused = runtime()
+        .block_on(RedisReplayGuard::builder(url.as_str()).connect())
+        .unwrap_err();
+    assert_eq!(refused, RedisConfigError::Evicts("allkeys-lfu".to_owned()));
+}
+
+/// A Redis Cluster over TLS only (`scripts/redis-up --cluster --tls`): every
+/// node verified against the test CA, single use across instances.
+#[test]
+fn on_a_tls_redis_cluster_a_token_opens_once_across_two_instances() {
+    let Some(url) = setting(CLUSTER_TLS_URL_VAR) else {
+        return;
+    };
+    let ca = std::fs::read(setting(CLUSTER_TLS_CA_VAR).unwrap()).unwrap();
+    assert!(url.starts_with("rediss://"), "{url}");
+    let runtime = runtime();
+    let prefix = unique_prefix("cluster-tls");
+    let connect = || {
+        runtime
+            .block_on(
+                RedisReplayGuard::builder(url.as_str())
+                    .key_prefix(prefix.as_str())
+                    .ca_certificate_pem(ca.clone())
+                    .connect(),
+            )
+            .unwrap()
+    };
+    let a = instance(Arc::new(connect()));
+    let b = instance(Arc::new(connect()));
+    for _ in 0..30 {
+        let token = token();
+        assert!(
+            runtime
+                .block_on(a.open_async::<()>(&token, &binding()))
+                .is_ok()
+        );
+        assert_eq!(
+            b.open::<()>(&token, &binding()).err(),
+            Some(StateError::Replayed)
+        );
+    }
+    // A CA that did not sign the nodes' certificates: refused at start.
+    let untrusted = runtime.block_on(
+        RedisReplayGuard::builder(url.as_str())
+            .ca_certificate_pem(OTHER_CA)
+            .connect(),
+    );
+    assert_eq!(
+        untrusted.err(),
+        Some(RedisConfigError::Unavailable(ReplayError::Unavailable(
+            "redis' tls certificate was not accepted".to_owned()
+        )))
+    );
 }

@@ -150,3 +150,98 @@ fn a_later_clock_cannot_sweep_between_a_time_check_and_the_insert() {
         );
     }
 }
+
+/// One principal looping "round 1, then round 2 with no answer" against a
+/// small shared guard: it is refused once it holds its share, and another
+/// principal's flow still runs to the end. (Before fair shares, the flood
+/// filled the guard and every other principal was refused as `Full`.)
+#[test]
+fn one_principal_flooding_a_small_guard_is_refused_while_another_completes_a_flow() {
+    let guard = Arc::new(MemoryReplayGuard::new(200));
+    assert_eq!(guard.principal_share(), 64, "a tenth, at least 64");
+    let codec = codec(guard.clone());
+    let mallory = Binding::new("mallory", Method::ToolsCall, "redeem_voucher", None);
+    let mut refused = 0;
+    for n in 0..500 {
+        let token = codec
+            .start_at(&mallory, &StateContents::new(()), at(n / 10))
+            .unwrap();
+        match codec.open_at::<()>(&token, &mallory, at(n / 10)) {
+            Ok(_) => assert!(n < 64, "opened past the share at {n}"),
+            Err(error) => {
+                assert_eq!(error, StateError::ReplayShareExceeded);
+                assert_eq!(error.reason(), "replay_share_exceeded");
+                // The client is told nothing more than for any other refusal.
+                assert_eq!(
+                    mrtr_guard::RpcError::from(error).to_json(),
+                    mrtr_guard::RpcError::invalid_request_state().to_json()
+                );
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!(refused, 500 - 64);
+    assert_eq!((guard.len(), guard.principals()), (64, 1));
+
+    // Ada's whole flow: round 1 opens, its next round opens, each once.
+    let first = mint(&codec, at(50));
+    let claims = codec.open_at::<()>(&first, &binding(), at(51)).unwrap();
+    let second = codec
+        .next_at(&binding(), &claims, &StateContents::new(()), at(52))
+        .unwrap();
+    assert_eq!(open(&codec, &second, at(53)), Ok(()));
+    assert_eq!(open(&codec, &second, at(54)), Err(StateError::Replayed));
+    assert_eq!(guard.principals(), 2);
+
+    // Once mallory's entries pass their retention, its share is free again.
+    let later = at(TTL + SKEW + 60);
+    let token = codec
+        .start_at(&mallory, &StateContents::new(()), later)
+        .unwrap();
+    assert!(codec.open_at::<()>(&token, &mallory, later).is_ok());
+}
+
+/// The share is the guard's to set, and the async face counts the same
+/// entries as the sync one.
+#[test]
+fn the_share_is_configurable_and_counted_on_both_faces() {
+    let guard = Arc::new(MemoryReplayGuard::new(1000).with_principal_share(2));
+    let codec = codec(guard.clone());
+    let tokens: Vec<String> = (0..3).map(|_| mint(&codec, at(0))).collect();
+    assert_eq!(open(&codec, &tokens[0], at(1)), Ok(()));
+    let opened = block_on(codec.open_at_async::<()>(&tokens[1], &binding(), at(1)));
+    assert!(opened.is_ok(), "{opened:?}");
+    assert_eq!(
+        block_on(codec.open_at_async::<()>(&tokens[2], &binding(), at(1))).err(),
+        Some(StateError::ReplayShareExceeded)
+    );
+    assert_eq!(
+        block_on(codec.open_at_async::<()>(&tokens[0], &binding(), at(1))).err(),
+        Some(StateError::Replayed),
+        "a replay is a replay, share or not"
+    );
+    // `consume` with no principal counts against the capacity only.
+    let unguarded = StateCodec::builder(
+        "https://mcp.example.com",
+        MasterKey::from_bytes(&[5; 32]).unwrap(),
+    )
+    .build()
+    .unwrap();
+    let flow = unguarded
+        .open_at::<()>(&tokens[2], &binding(), at(1))
+        .unwrap()
+        .flow_id();
+    assert_eq!(guard.consume(flow, 1, at(600), at(1)), Ok(()));
+    assert_eq!(guard.len(), 3);
+}
+
+/// Polls a future that never waits (the memory guard's) to its end.
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Waker};
+    let mut future = std::pin::pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    match future.as_mut().poll(&mut cx) {
+        Poll::Ready(output) => output,
+        Poll::Pending => panic!("the memory guard's future waited"),
+    }
+}

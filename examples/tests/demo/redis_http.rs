@@ -4,9 +4,10 @@
 //!
 //! - a stalled Redis (a listener that accepts and never answers) delays only
 //!   the calls that carry a state, and those only up to the guard's timeout;
-//! - two instances sharing one Redis (`MRTR_GUARD_REDIS_URL`, skipped outside
-//!   CI when unset, as in `tests/state/redis_guard.rs`): every state, presented to
-//!   both at once, opens exactly once.
+//! - two instances sharing one Redis (`MRTR_GUARD_REDIS_URL`), and sharing a
+//!   Redis Cluster of three masters (`MRTR_GUARD_REDIS_CLUSTER_URL`; each
+//!   skipped outside CI when unset, as in `tests/state/redis_guard.rs`): every
+//!   state, presented to both at once, opens exactly once.
 //!
 //! The client is `http_client.rs`: a few lines of HTTP/1.1, one
 //! connection per request, so the two presentations of a state never share
@@ -25,7 +26,7 @@
 
 use std::io::Write as _;
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard, Once, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use crate::http_client::{call, first, is_state_refusal, retry, state_of, text_of};
@@ -167,25 +168,79 @@ fn a_stalled_redis_delays_only_the_calls_that_need_it_and_only_up_to_its_timeout
     );
 }
 
+/// The Redis guard's round trip holds no blocking-pool thread: with the
+/// server runtime's only blocking thread taken, rounds with a state still
+/// complete at once. (When the adapter called the guard through
+/// `spawn_blocking`, each waited for that thread.)
+#[test]
+fn rounds_under_the_redis_guard_need_no_blocking_thread() {
+    let Some(url) = redis_url() else { return };
+    let _alone = alone();
+    let server = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let guard = server
+        .block_on(RedisReplayGuard::builder(url.as_str()).connect())
+        .unwrap();
+    let addr = server.block_on(start_instance(codec(guard)));
+    // The one blocking thread is busy for longer than the test may take.
+    let occupied = server.spawn_blocking(|| std::thread::sleep(Duration::from_secs(4)));
+    let client = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let answers = json!({"ship": {"action": "accept", "content": {"trackingNumber": "1Z"}}});
+    let started = Instant::now();
+    client.block_on(async {
+        for n in 0..5 {
+            let user = format!("nb{n}");
+            let asked = call(addr, &user, "ShipOrder", &first("ShipOrder")).await;
+            let state = state_of(&asked).expect("round 1 asks");
+            let params = retry("ShipOrder", answers.clone(), &state);
+            let done = call(addr, &user, "ShipOrder", &params).await;
+            assert_eq!(text_of(&done), Some("Shipped as 1Z."), "{done}");
+            let again = call(addr, &user, "ShipOrder", &params).await;
+            assert!(is_state_refusal(&again), "{again}");
+        }
+    });
+    let elapsed = started.elapsed();
+    assert!(
+        elapsed < Duration::from_secs(2),
+        "five guarded rounds took {elapsed:?} with the blocking pool taken"
+    );
+    server.block_on(occupied).unwrap();
+    server.shutdown_background();
+    client.shutdown_background();
+}
+
 // ---- two instances, one Redis ------------------------------------------------
 
 /// The plain test server's URL, or `None` (after a notice) when it is not set
 /// outside CI.
 fn redis_url() -> Option<String> {
-    const VAR: &str = "MRTR_GUARD_REDIS_URL";
-    match std::env::var(VAR) {
+    setting("MRTR_GUARD_REDIS_URL")
+}
+
+/// A node of the local Redis Cluster (`scripts/redis-up --cluster`).
+fn redis_cluster_url() -> Option<String> {
+    setting("MRTR_GUARD_REDIS_CLUSTER_URL")
+}
+
+fn setting(var: &str) -> Option<String> {
+    match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url),
         _ if std::env::var_os("CI").is_some() => {
-            panic!("{VAR} is not set: CI must start a redis-server (scripts/redis-up)")
+            panic!("{var} is not set: CI must start the redis-servers (scripts/redis-up)")
         }
         _ => {
-            static NOTICE: Once = Once::new();
-            NOTICE.call_once(|| {
-                let _ = writeln!(
-                    std::io::stderr(),
-                    "notice: {VAR} is not set; skipping the two-instance HTTP test"
-                );
-            });
+            let _ = writeln!(
+                std::io::stderr(),
+                "notice: {var} is not set; skipping a two-instance HTTP test"
+            );
             None
         }
     }
@@ -301,6 +356,22 @@ fn two_instances_on_one_redis_open_each_state_exactly_once() {
         .block_on(two_instances(url));
 }
 
+/// The same against a Redis Cluster of three masters: the guard finds it
+/// is one from the URL of any node, and each key lives in one slot.
+#[test]
+fn two_instances_on_a_redis_cluster_open_each_state_exactly_once() {
+    let Some(url) = redis_cluster_url() else {
+        return;
+    };
+    let _alone = alone();
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(two_instances(url));
+}
+
 async fn two_instances(url: String) {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -308,15 +379,15 @@ async fn two_instances(url: String) {
         .as_nanos();
     let prefix = format!("mrtr-guard-test:{}-{nanos}:http:", std::process::id());
     // Each instance has its own guard (its own connections) on the one Redis.
-    let instance = || {
+    let instance = || async {
         let guard = RedisReplayGuard::builder(url.as_str())
             .key_prefix(prefix.as_str())
             .command_timeout(Duration::from_secs(2))
             .connect_timeout(Duration::from_secs(2))
-            .max_idle(LANES)
-            .build()
+            .connect()
+            .await
             .unwrap();
-        start_instance(codec(guard))
+        start_instance(codec(guard)).await
     };
     let instances = [instance().await, instance().await];
 
@@ -354,5 +425,96 @@ async fn two_instances(url: String) {
         "two instances: {FLOWS} flows, {states} states each presented twice, \
          {} HTTP requests in {elapsed:?}",
         FLOWS + 2 * states
+    );
+}
+
+// ---- the demo refuses a Redis that may evict --------------------------------------
+
+/// The demo binary: cargo builds a package's binaries before its
+/// integration tests and names their paths.
+fn demo_binary() -> Option<std::path::PathBuf> {
+    Some(std::path::PathBuf::from(env!(
+        "CARGO_BIN_EXE_signup_server"
+    )))
+}
+
+/// Given `MRTR_GUARD_REDIS_URL` of a `redis-server` started with
+/// `--maxmemory-policy allkeys-lru`, the demo does not start: it exits in
+/// error with the message saying what to set, before it listens.
+#[test]
+fn the_demo_refuses_to_start_on_a_redis_that_may_evict() {
+    let Some(binary) = demo_binary() else { return };
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let spawned = std::process::Command::new("redis-server")
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+        .args(["--save", "", "--appendonly", "no", "--dir"])
+        .arg(std::env::temp_dir())
+        .args(["--maxmemory-policy", "allkeys-lru"])
+        .stdout(std::process::Stdio::null())
+        .spawn();
+    let mut redis = match spawned {
+        Ok(child) => child,
+        Err(error) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "redis-server could not be started under CI: {error}"
+            );
+            let _ = writeln!(
+                std::io::stderr(),
+                "notice: redis-server is not installed; skipping the demo start-up test"
+            );
+            return;
+        }
+    };
+    let url = format!("redis://127.0.0.1:{port}/");
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let demo_port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().port()
+    };
+    let mut demo = std::process::Command::new(binary)
+        .env("MRTR_GUARD_REDIS_URL", &url)
+        .env("PORT", demo_port.to_string())
+        .env_remove("MRTR_GUARD_REDIS_CA")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = demo.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > Duration::from_secs(20) {
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let Some(status) = status else {
+        let _ = demo.kill();
+        let _ = redis.kill();
+        panic!("the demo started on a redis that may evict");
+    };
+    let output = demo.wait_with_output().unwrap();
+    let _ = redis.kill();
+    let _ = redis.wait();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!status.success(), "{stderr}");
+    assert!(
+        stderr.contains("redis maxmemory-policy is allkeys-lru")
+            && stderr.contains("set maxmemory-policy noeviction"),
+        "{stderr}"
+    );
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", demo_port)).is_err(),
+        "nothing listens"
     );
 }

@@ -3,10 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use super::keywords::{Keywords, annotation, only, strings, unknown};
-use super::options::{
+use super::choice::{
     Choice, check_options, is_titled, offered, parse_titled, titled_json, untitled, values_json,
 };
+use super::keywords::{Keywords, annotation, only, strings, unknown};
 use crate::form::error::FormError;
 use crate::form::numbers::count;
 use crate::form::report::Reason;
