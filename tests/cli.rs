@@ -591,3 +591,25 @@ fn usage_errors_never_echo_what_was_given() {
         }
     }
 }
+
+/// docs/FORMAT.md 4.1 and the server agree: arguments with a member named
+/// twice are refused (serde_json alone keeps the last value, so
+/// `{"orderId":1,"orderId":42}` would open a token bound to `{"orderId":42}`).
+#[test]
+fn open_refuses_arguments_with_a_duplicate_member() {
+    let token = token(Mode::Sealed, OffsetDateTime::now_utc());
+    let mut args = owned(&open_args("ada", &token));
+    let at = args.iter().position(|arg| arg == "--arguments").unwrap() + 1;
+    args[at] = r#"{"orderId": 1, "orderId": 42}"#.to_owned();
+    let output = usage_error(&args);
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("--arguments"),
+        "{}",
+        stderr(&output)
+    );
+    // The same arguments once each still open.
+    args[at] = r#"{"orderId": 42}"#.to_owned();
+    let output = run_with_key(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+}

@@ -11,14 +11,13 @@ use std::sync::Arc;
 
 use mrtr_guard::form::FormError;
 use mrtr_guard::rmcp::{
-    RmcpFlow, ToolCall, ToolResponse, custom_request_error, error_data, tool_response,
+    McpServer, McpService, RmcpFlow, ToolCall, ToolResponse, custom_request_error, tool_response,
 };
-use mrtr_guard::{Flow, Form, FormChoice, FormFields, RpcError, StateCodec};
+use mrtr_guard::{Flow, Form, FormChoice, FormFields, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
-use rmcp::handler::server::tool::ToolCallContext;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, Implementation, ServerCapabilities, ServerConfig,
+    CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, Implementation,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
@@ -116,17 +115,23 @@ pub struct Signup {
 
 #[tool_router]
 impl Signup {
-    /// A handler over `codec`.
+    /// The demo's service over `codec`, mounted with the library's
+    /// builder: rmcp's stateless Streamable HTTP behind `ScreenLayer`, the
+    /// principal from the bearer token.
     ///
     /// # Errors
     ///
-    /// A form that does not build.
-    pub fn new(codec: StateCodec) -> Result<Self, FormError> {
-        Ok(Self {
-            flow: RmcpFlow::new(Flow::new(codec), bearer),
-            forms: Arc::new(forms()?),
-            tool_router: Self::tool_router(),
-        })
+    /// A form that does not build, or a configuration the builder refuses.
+    pub fn service(codec: StateCodec) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
+        let forms = Arc::new(forms()?);
+        let service = McpServer::builder(Flow::new(codec))
+            .authenticate(bearer)
+            .build(|flow| Self {
+                flow,
+                forms,
+                tool_router: Self::tool_router(),
+            })?;
+        Ok(service)
     }
 
     /// Ship an order: asks for the tracking number.
@@ -163,27 +168,6 @@ impl ServerHandler for Signup {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("mrtr-guard-signup", env!("CARGO_PKG_VERSION")),
         )
-    }
-
-    /// Authentication in front of the router: no bearer, no tool.
-    async fn call_tool(
-        &self,
-        params: CallToolRequestParams,
-        cx: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
-        if cx
-            .extensions
-            .get::<http::request::Parts>()
-            .and_then(bearer)
-            .is_none()
-        {
-            return Err(error_data(RpcError::invalid_request(
-                "authentication required: send Authorization: Bearer <user> (demo only)",
-            )));
-        }
-        self.tool_router
-            .call(ToolCallContext::new(self, params, cx))
-            .await
     }
 
     async fn on_custom_request(

@@ -24,6 +24,7 @@ use std::process::ExitCode;
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use mrtr_guard::json::{Limits, parse_strict};
 use mrtr_guard::state::{Claims, TokenInfo};
 use mrtr_guard::{Binding, KeyRing, MasterKey, Method, Mode, StateCodec, StateError};
 use serde_json::Value;
@@ -166,8 +167,12 @@ fn method(text: &str) -> Result<Method, &'static str> {
     Method::from_name(text).ok_or("must be tools/call, prompts/get or resources/read")
 }
 
+/// Parsed as the server screens a body (docs/FORMAT.md 4.1): duplicate
+/// member names, lone surrogates and trailing data are refused, never
+/// resolved to the last value.
 fn json(text: &str) -> Result<Value, String> {
-    serde_json::from_str(text).map_err(|error| format!("is not JSON: {error}"))
+    parse_strict(text.as_bytes(), &Limits::default())
+        .map_err(|error| format!("is not strict JSON: {error}"))
 }
 
 fn unix_time(text: &str) -> Result<OffsetDateTime, &'static str> {

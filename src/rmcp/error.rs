@@ -6,7 +6,7 @@ use ::rmcp::model::{CustomRequest, ErrorCode};
 use serde_json::Value;
 
 use crate::wire::Method;
-use crate::wire::{CallParams, RpcError, retry_fields};
+use crate::wire::{RpcError, retry_fields};
 
 /// An [`RpcError`] as `rmcp`'s [`ErrorData`]: same code, message and data.
 pub fn error_data(error: RpcError) -> ErrorData {
@@ -36,15 +36,35 @@ pub fn error_data(error: RpcError) -> ErrorData {
 /// assert_eq!(custom_request_error(&unknown).code.0, -32601);
 /// ```
 pub fn custom_request_error(request: &CustomRequest) -> ErrorData {
+    // Fixed text: the client's method name is never echoed.
     let Some(method) = Method::from_name(&request.method) else {
-        return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method.clone(), None);
+        return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, "Method not found", None);
     };
     let params = request.params.clone().unwrap_or(Value::Null);
-    if let Some(Err(error)) = params.as_object().map(retry_fields) {
+    let Some(object) = params.as_object() else {
+        return error_data(RpcError::invalid_params("params must be an object"));
+    };
+    if let Err(error) = retry_fields(object) {
         return error_data(error);
     }
-    match CallParams::from_json(method, &params) {
-        Err(error) => error_data(error),
-        Ok(_) => error_data(RpcError::invalid_params("invalid params")),
+    let (target_key, target_error) = match method {
+        Method::ResourcesRead => ("uri", "params.uri must be a string"),
+        _ => ("name", "params.name must be a string"),
+    };
+    if !object.get(target_key).is_some_and(Value::is_string) {
+        return error_data(RpcError::invalid_params(target_error));
     }
+    if object
+        .get("arguments")
+        .is_some_and(|value| !value.is_object())
+    {
+        return error_data(RpcError::invalid_params(
+            "params.arguments must be an object",
+        ));
+    }
+    // "Missing required _meta field" only when `_meta` is missing.
+    if !object.contains_key("_meta") {
+        return error_data(RpcError::missing_meta("_meta"));
+    }
+    error_data(RpcError::invalid_params("invalid params"))
 }

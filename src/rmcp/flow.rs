@@ -11,9 +11,14 @@ use serde_json::{Map, Value};
 
 use super::error::error_data;
 use super::extract::{BoundArgs, ToolCall};
-use crate::runtime::{Call, Flow, Opened, Round};
+use super::legacy::LegacyRetry;
+use crate::runtime::{Call, Flow, Misuse, Opened, Round};
+#[cfg(feature = "tower")]
+use crate::tower::service::RawArguments;
 use crate::wire::Method;
-use crate::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta, RpcError};
+use crate::wire::{
+    CallParams, ClientCapabilities, InputResponses, PROTOCOL_VERSION, RequestMeta, RpcError,
+};
 
 /// Derives the principal from a request's HTTP parts (headers, and
 /// extensions an authentication layer inserted). `None` means anonymous.
@@ -45,6 +50,18 @@ impl RmcpFlow {
         }
     }
 
+    /// A flow whose principal comes from a shared function.
+    #[cfg_attr(
+        not(feature = "server"),
+        expect(dead_code, reason = "used by the server builder")
+    )]
+    pub(super) fn from_shared(flow: Flow, principal: Arc<PrincipalFn>) -> Self {
+        Self {
+            flow: Arc::new(flow),
+            principal,
+        }
+    }
+
     /// A flow for anonymous tools: every call has no principal. Its codec
     /// must be built with
     /// [`allow_anonymous`](crate::state::CodecBuilder::allow_anonymous).
@@ -66,7 +83,10 @@ impl RmcpFlow {
     ///
     /// # Errors
     ///
-    /// `-32602` for malformed `inputResponses` or `_meta`;
+    /// `-32602` for malformed `inputResponses`, or a retry whose `_meta` is
+    /// missing or incomplete; `-32022` for a retry whose `_meta` names
+    /// another protocol version than 2026-07-28; `-32001` when no principal
+    /// is found and the codec refuses anonymous states;
     /// `-32602` [`RpcError::invalid_request_state`] for a state that does
     /// not open.
     pub async fn tool_round(
@@ -81,6 +101,7 @@ impl RmcpFlow {
             params.input_responses.as_ref(),
             params.request_state.as_deref(),
             cx,
+            Arguments::Given,
         )
         .await
     }
@@ -102,6 +123,7 @@ impl RmcpFlow {
             params.input_responses.as_ref(),
             params.request_state.as_deref(),
             cx,
+            Arguments::Given,
         )
         .await
     }
@@ -123,17 +145,20 @@ impl RmcpFlow {
             params.input_responses.as_ref(),
             params.request_state.as_deref(),
             cx,
+            Arguments::Given,
         )
         .await
     }
 
-    /// The round of a `#[tool]` function that reads no arguments, from its
-    /// [`ToolCall`] extractor. The state is bound to the arguments the call
-    /// carried when `ToolCall` read them.
-    ///
-    /// A tool with `Parameters` must use [`round_with`](Self::round_with):
-    /// `rmcp`'s `Parameters<T>` takes the arguments out of the call, and a
-    /// `ToolCall` listed after it sees none.
+    /// The round of a `#[tool]` function, from its [`ToolCall`] extractor,
+    /// whatever other extractors it takes, in any order. Over HTTP the
+    /// state is bound to the raw arguments the client sent, which
+    /// `ScreenLayer` kept for the round (`rmcp`'s `Parameters<T>` and
+    /// `JsonObject` take the arguments out of the call, so a `ToolCall`
+    /// after them sees none): served without the layer, the round is
+    /// refused as a programming error (`-32603`,
+    /// [`Misuse::ArgumentsUnbound`](crate::runtime::Misuse::ArgumentsUnbound)).
+    /// Without HTTP (stdio) it is bound to the arguments `ToolCall` copied.
     ///
     /// # Errors
     ///
@@ -171,12 +196,17 @@ impl RmcpFlow {
             call.input_responses.as_ref(),
             call.request_state.as_deref(),
             &call.context,
+            Arguments::Copied,
         )
         .await
     }
 
     /// The one path every round takes: the call's params from rmcp's
     /// parsed request, then the flow's round.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one private path for every round"
+    )]
     async fn open_round(
         &self,
         method: Method,
@@ -185,8 +215,11 @@ impl RmcpFlow {
         responses: Option<&::rmcp::model::InputResponses>,
         state: Option<&str>,
         cx: &RequestContext<RoleServer>,
+        source: Arguments,
     ) -> Result<Round<'_>, ErrorData> {
-        let mut params = CallParams::new(method, target, meta(cx)?);
+        let retry = state.is_some() || responses.is_some();
+        let arguments = bound_arguments(method, target, arguments, cx, source)?;
+        let mut params = CallParams::new(method, target, meta(cx, retry)?);
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments.clone());
         }
@@ -198,6 +231,10 @@ impl RmcpFlow {
         }
         let call = match self.principal(cx) {
             Some(principal) => Call::new(params).with_principal(principal),
+            None if !self.flow.codec().allows_anonymous() => {
+                log_unauthenticated();
+                return Err(error_data(RpcError::unauthenticated()));
+            }
             None => Call::new(params),
         };
         let opened = self.open(call).await.map_err(error_data)?;
@@ -239,13 +276,78 @@ impl fmt::Debug for RmcpFlow {
     }
 }
 
-fn meta(cx: &RequestContext<RoleServer>) -> Result<RequestMeta, ErrorData> {
+/// Where a round's arguments come from: the request's params, as the
+/// caller passed them (`tool_round`), or a `ToolCall`'s copy, which
+/// extractors before it may have emptied.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arguments {
+    Given,
+    Copied,
+}
+
+/// The arguments to bind the state to: the raw object `ScreenLayer` kept
+/// from the body when it is there (and for this call), else the given ones;
+/// a `ToolCall`'s copy over HTTP without the layer's is refused.
+fn bound_arguments<'a>(
+    method: Method,
+    target: &str,
+    arguments: Option<&'a Map<String, Value>>,
+    cx: &'a RequestContext<RoleServer>,
+    source: Arguments,
+) -> Result<Option<&'a Map<String, Value>>, ErrorData> {
+    let Some(parts) = cx.extensions.get::<http::request::Parts>() else {
+        return Ok(arguments);
+    };
+    match raw_arguments(parts) {
+        Some(raw) if raw.0 == method && raw.1 == target => Ok(raw.2),
+        None if source == Arguments::Given => Ok(arguments),
+        _ => Err(error_data(Misuse::ArgumentsUnbound.into_error())),
+    }
+}
+
+/// What `ScreenLayer` kept of a call's body: method, target, raw arguments.
+type Kept<'a> = (Method, &'a str, Option<&'a Map<String, Value>>);
+
+/// What `ScreenLayer` kept of the body, if it screened it.
+#[cfg(feature = "tower")]
+fn raw_arguments(parts: &http::request::Parts) -> Option<Kept<'_>> {
+    let raw = parts.extensions.get::<RawArguments>()?;
+    Some((raw.method, raw.target.as_str(), raw.arguments.as_ref()))
+}
+
+#[cfg(not(feature = "tower"))]
+fn raw_arguments(_parts: &http::request::Parts) -> Option<Kept<'_>> {
+    None
+}
+
+#[cfg(feature = "tracing")]
+fn log_unauthenticated() {
+    tracing::warn!(
+        name: "unauthenticated_call", target: "mrtr_guard::rmcp",
+        "a round was opened without a principal on a codec that refuses anonymous states: \
+         refused as unauthenticated (check the principal function)"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_unauthenticated() {}
+
+/// The request's `_meta`. A retry (`requestState` or `inputResponses`)
+/// must declare 2026-07-28 in it, unless [`Legacy`](super::Legacy) made it;
+/// a round 1 without one (a legacy session, no per-request `_meta`) reads
+/// the capabilities rmcp knows.
+fn meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, ErrorData> {
     let raw = Value::Object(cx.meta.0.0.clone());
     let mut params = Map::new();
     params.insert("_meta".into(), raw);
     match RequestMeta::from_params(&Value::Object(params)) {
+        Ok(meta) if retry && meta.protocol_version() != PROTOCOL_VERSION => Err(error_data(
+            RpcError::unsupported_protocol_version(meta.protocol_version(), &[PROTOCOL_VERSION]),
+        )),
         Ok(meta) => Ok(meta),
-        // A legacy session (no per-request _meta): rmcp knows its capabilities.
+        Err(error) if retry && cx.extensions.get::<LegacyRetry>().is_none() => {
+            Err(error_data(error))
+        }
         Err(_) => {
             let capabilities = cx
                 .client_capabilities()

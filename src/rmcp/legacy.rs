@@ -170,6 +170,11 @@ impl<H> fmt::Debug for Legacy<H> {
     }
 }
 
+/// Marks a run whose retry fields [`Legacy`] made from the answers it
+/// collected over the session.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct LegacyRetry;
+
 /// Whether a request comes from a session that negotiated a revision before
 /// `2026-07-28` and names no version of its own.
 fn from_legacy_session(cx: &RequestContext<RoleServer>) -> bool {
@@ -486,10 +491,15 @@ impl<H: ServerHandler> Legacy<H> {
         params.set_retry(None, None);
         self.drive(&cx, |retry| {
             let mut params = params.clone();
+            let mut cx = cx.clone();
             if let Some((responses, state)) = retry {
                 params.set_retry(Some(responses), state);
+                // This run's retry fields are this server's, not the
+                // client's (whose own are dropped): the round may open them
+                // without a 2026-07-28 `_meta`.
+                cx.extensions.insert(LegacyRetry);
             }
-            let run = call(params, cx.clone());
+            let run = call(params, cx);
             async move { run.await.map(RoundResponse::step) }
         })
         .await

@@ -4,6 +4,9 @@
 //! headers and `_meta`, serves stateless Streamable HTTP, and lets a handler
 //! return `input_required`. This module supplies the rest:
 //!
+//! - [`McpServer`] (feature `server`): the one way to mount it all, `rmcp`'s
+//!   Streamable HTTP service behind `ScreenLayer` with every check in place;
+//!   it refuses a configuration that cannot work;
 //! - [`RmcpFlow::tool_round`] (and the prompt and resource twins) turns a
 //!   request and its [`RequestContext`](::rmcp::service::RequestContext)
 //!   into a [`Round`](crate::runtime::Round): it reads the per-request
@@ -79,6 +82,8 @@ mod extract;
 mod flow;
 mod legacy;
 mod response;
+#[cfg(feature = "server")]
+mod server;
 
 pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
@@ -87,3 +92,5 @@ pub use legacy::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};
 pub use response::{
     ToolResponse, input_required, prompt_response, resource_response, tool_response,
 };
+#[cfg(feature = "server")]
+pub use server::{McpServer, McpServerBuilder, McpService, ServerConfigError};

@@ -11,9 +11,15 @@ use serde_json::{Map, Value};
 
 use super::error::error_data;
 use crate::runtime::{Round, RoundEnd, Stop};
-use crate::wire::{
-    ElicitRequest, InputRequest, InputRequiredResult, PROPERTY_ORDER_META, RpcError,
-};
+#[cfg(feature = "tower")]
+use crate::tower::order::order_hint_key;
+use crate::wire::{ElicitRequest, InputRequest, InputRequiredResult, RpcError};
+
+/// No `ScreenLayer` to apply a hint without feature `tower`: none.
+#[cfg(not(feature = "tower"))]
+fn order_hint_key() -> Option<&'static str> {
+    None
+}
 
 /// What a `#[tool]` function built on a [`Round`] returns:
 /// [`tool_response`]'s result.
@@ -143,7 +149,7 @@ fn property_orders(result: &InputRequiredResult) -> Option<Map<String, Value>> {
         return None;
     }
     let mut meta = Map::new();
-    meta.insert(PROPERTY_ORDER_META.to_owned(), Value::Object(orders));
+    meta.insert(order_hint_key()?.to_owned(), Value::Object(orders));
     Some(meta)
 }
 

@@ -45,6 +45,12 @@ pub enum Misuse {
         /// Its share.
         max: usize,
     },
+    /// A round was opened from an `rmcp` `ToolCall` over HTTP without the
+    /// raw arguments the client sent: the handler is not served behind
+    /// `ScreenLayer` (`mrtr_guard::rmcp::McpServer` puts it there), or the
+    /// arguments were for another call. Bound to what the tool's
+    /// extractors left, the state could be bound to `{}`.
+    ArgumentsUnbound,
     /// A form the handler built in the round does not build (`?` on
     /// [`FormBuilder::build`](crate::form::FormBuilder::build) gives this):
     /// the error says which field and why.
@@ -59,6 +65,7 @@ impl Misuse {
             Self::NothingAsked => "nothing_asked",
             Self::KeyReused { .. } => "key_reused",
             Self::StateTooLarge { .. } => "state_too_large",
+            Self::ArgumentsUnbound => "arguments_unbound",
             Self::InvalidForm(_) => "invalid_form",
         }
     }
@@ -97,6 +104,11 @@ impl fmt::Display for Misuse {
                 f,
                 "the state's questions, effect names and application data take {len} bytes \
                  of claims, more than their share of {max}"
+            ),
+            Self::ArgumentsUnbound => f.write_str(
+                "the call's raw arguments are not in the request: serve the handler with \
+                 mrtr_guard::rmcp::McpServer (or behind mrtr_guard::tower::ScreenLayer), \
+                 or open the round with RmcpFlow::tool_round",
             ),
             Self::InvalidForm(error) => write!(f, "a form the handler built is invalid: {error}"),
         }

@@ -89,6 +89,17 @@ impl StateCodec {
         &self.audience
     }
 
+    /// Whether tokens may be minted and opened without a principal
+    /// ([`CodecBuilder::allow_anonymous`]).
+    pub fn allows_anonymous(&self) -> bool {
+        self.anonymous
+    }
+
+    /// Whether a key of the ring is all zero bytes (a placeholder).
+    pub fn has_all_zero_key(&self) -> bool {
+        self.keys.has_all_zero_key()
+    }
+
     /// [`start_at`](Self::start_at) with the system clock.
     ///
     /// # Errors

@@ -63,6 +63,9 @@ pub struct MasterKey {
     /// pads every time. Its hash states are zeroed on drop (`sha2`'s
     /// `zeroize` feature).
     sign_mac: Hmac<Sha256>,
+    /// Every byte of the key material was zero: a placeholder, never a key
+    /// (the `rmcp` server builder refuses it).
+    all_zero: bool,
 }
 
 impl MasterKey {
@@ -85,12 +88,14 @@ impl MasterKey {
         hkdf_expand(&hkdf, LABEL_KEY_ID, &mut id);
         let cipher = XChaCha20Poly1305::new((&*seal).into());
         let sign_mac = new_hmac(sign.as_slice());
+        let all_zero = bytes.iter().all(|&byte| byte == 0);
         Ok(Self {
             id: KeyId(id),
             seal,
             cipher,
             sign,
             sign_mac,
+            all_zero,
         })
     }
 
@@ -147,6 +152,12 @@ impl MasterKey {
     }
 
     /// The AEAD keyed with the sealing subkey.
+    /// Whether every byte of the key material was zero (a placeholder).
+    #[must_use]
+    pub fn is_all_zero(&self) -> bool {
+        self.all_zero
+    }
+
     pub(crate) fn seal_cipher(&self) -> &XChaCha20Poly1305 {
         &self.cipher
     }
@@ -285,6 +296,12 @@ impl KeyRing {
     /// Whether the ring holds a key with this id.
     pub fn contains(&self, id: KeyId) -> bool {
         self.find(id).is_some()
+    }
+
+    /// Whether any key of the ring is all zero bytes (a placeholder).
+    #[must_use]
+    pub fn has_all_zero_key(&self) -> bool {
+        self.active.is_all_zero() || self.verify_only.iter().any(MasterKey::is_all_zero)
     }
 
     pub(crate) fn active(&self) -> &MasterKey {

@@ -1,10 +1,11 @@
 //! [`ScreenLayer`]: the tower layer and its settings.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tower_layer::Layer;
 
-use super::service::{Config, Screen};
+use super::service::{Authenticated, Config, Screen};
 use crate::json::Limits;
 use crate::wire::HeaderCheck;
 
@@ -28,6 +29,37 @@ impl ScreenLayer {
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         Arc::make_mut(&mut self.config).limits = limits;
+        self
+    }
+
+    /// Refuses a request body that takes longer than `limit` to arrive
+    /// (HTTP 408), so that a client trickling bytes cannot hold the
+    /// connection. Needs tokio's timer (`rmcp`'s server runs on it).
+    #[must_use]
+    pub fn with_read_timeout(mut self, limit: Duration) -> Self {
+        Arc::make_mut(&mut self.config).read_timeout = Some(limit);
+        self
+    }
+
+    /// The most bytes of a JSON response the layer buffers to put forms'
+    /// fields back in their declared order (4 MiB by default); a longer
+    /// response becomes an internal error.
+    #[must_use]
+    pub fn with_max_response_bytes(mut self, max: usize) -> Self {
+        Arc::make_mut(&mut self.config).max_response_bytes = max;
+        self
+    }
+
+    /// Refuses (HTTP 401) a call whose request `authenticated` says carries
+    /// no principal: the `rmcp` server builder's check, for a codec that
+    /// refuses anonymous states.
+    #[cfg_attr(
+        not(feature = "server"),
+        expect(dead_code, reason = "used by the rmcp server builder")
+    )]
+    #[must_use]
+    pub(crate) fn with_authentication(mut self, authenticated: Arc<Authenticated>) -> Self {
+        Arc::make_mut(&mut self.config).authenticated = Some(authenticated);
         self
     }
 

@@ -21,7 +21,12 @@
 //!   (`null` included) [`RpcError::invalid_input_responses`] (`-32602`,
 //!   HTTP 200, as the handler would answer). Without this, `rmcp` reads
 //!   `"requestState": null` as no state and starts the flow over;
-//! - optionally ([`ScreenLayer::with_header_check`]) checked against its
+//! - for a retry of those (a `requestState` or `inputResponses`), checked
+//!   against its headers, always: `MCP-Protocol-Version` and `_meta` must
+//!   both say 2026-07-28 and `Mcp-Method` / `Mcp-Name` must match the body
+//!   ([`HeaderCheck::default`](crate::wire::HeaderCheck::default)), so that a gateway that routes or audits by
+//!   the headers sees the round with the side effect;
+//! - optionally ([`ScreenLayer::with_header_check`]), every request checked against its
 //!   `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers
 //!   ([`HeaderCheck`]; HTTP 400, `-32020`). `rmcp` makes the same checks
 //!   itself, so its servers leave this off.
@@ -61,9 +66,9 @@
 
 // The layer and its settings, the service it makes (request screening), and
 // the response rewrite that puts forms' fields back in declared order.
-mod layer;
-mod order;
-mod service;
+pub(crate) mod layer;
+pub(crate) mod order;
+pub(crate) mod service;
 
 pub use layer::ScreenLayer;
 pub use service::{Screen, ScreenFuture, ScreenedBody};

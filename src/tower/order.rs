@@ -11,11 +11,35 @@ use bytes::Bytes;
 use http::Response;
 use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use http_body::Body;
-use http_body_util::{BodyExt, Either, Full};
+use http_body_util::{BodyExt, Either, Full, Limited};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
+use std::fmt::Write as _;
+use std::sync::OnceLock;
+
+use crate::state::fill_random;
 use crate::wire::{OrderedSchema, PROPERTY_ORDER_META, RpcError};
+
+/// The `_meta` key this process's `rmcp` adapter leaves its order hint
+/// under: [`PROPERTY_ORDER_META`], `#`, and 128 random bits drawn once per
+/// process. Tool output cannot forge it (a tool that forwards an upstream's
+/// `_meta` forwards another key): the rewrite acts on the adapter's own
+/// `input_required` results only. `None` when the system's random number
+/// generator fails: no hint, forms' fields then come out sorted.
+pub(crate) fn order_hint_key() -> Option<&'static str> {
+    static KEY: OnceLock<Option<String>> = OnceLock::new();
+    KEY.get_or_init(|| {
+        let mut secret = [0u8; 16];
+        fill_random(&mut secret).ok()?;
+        let mut key = format!("{PROPERTY_ORDER_META}#");
+        for byte in secret {
+            let _ = write!(key, "{byte:02x}");
+        }
+        Some(key)
+    })
+    .as_deref()
+}
 
 /// The inner service's answer to a screened POST, forms' fields in the
 /// order they were declared: a JSON response whose result carries the
@@ -25,9 +49,11 @@ use crate::wire::{OrderedSchema, PROPERTY_ORDER_META, RpcError};
 /// error when the body cannot be read.
 pub(super) async fn in_declared_order<B>(
     response: Response<B>,
+    max_bytes: usize,
 ) -> Result<Response<Either<Full<Bytes>, B>>, RpcError>
 where
     B: Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let is_json = response
         .headers()
@@ -38,8 +64,8 @@ where
         return Ok(response.map(Either::Right));
     }
     let (mut parts, body) = response.into_parts();
-    let Ok(collected) = body.collect().await else {
-        return Err(RpcError::internal_error());
+    let Ok(collected) = Limited::new(body, max_bytes).collect().await else {
+        return Err(RpcError::response_too_large());
     };
     let bytes = collected.to_bytes();
     let body = match apply_property_order(&bytes) {
@@ -55,19 +81,20 @@ where
 /// Where an `input_required` JSON-RPC response holds each ask's schema.
 const SCHEMA_PATH: [&str; 5] = ["result", "inputRequests", "*", "params", "requestedSchema"];
 
-/// A JSON-RPC response body whose `result._meta` holds a
-/// [`PROPERTY_ORDER_META`] hint, written again without the hint and with
+/// A JSON-RPC response body whose `result._meta` holds this process's
+/// hint ([`order_hint_key`]), written again without the hint and with
 /// each named ask's `requestedSchema.properties` in the hinted order; `None`
 /// for any other body (leave it as it is).
 fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
-    let hint = PROPERTY_ORDER_META.as_bytes();
+    let key = order_hint_key()?;
+    let hint = key.as_bytes();
     if !body.windows(hint.len()).any(|window| window == hint) {
         return None;
     }
     let mut reply: Value = serde_json::from_slice(body).ok()?;
     let result = reply.get_mut("result")?.as_object_mut()?;
     let meta = result.get_mut("_meta")?.as_object_mut()?;
-    let orders = meta.remove(PROPERTY_ORDER_META)?;
+    let orders = meta.remove(key)?;
     if meta.is_empty() {
         result.remove("_meta");
     }
@@ -143,7 +170,8 @@ mod tests {
                     "mode": "form", "message": "m",
                     "requestedSchema": {"type": "object", "properties": props}}}}}})
         };
-        let hinted = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}, "k": 1}));
+        let key = order_hint_key().unwrap();
+        let hinted = reply(json!({key: {"team": ["teamSize", "roles"]}, "k": 1}));
         let text = apply_property_order(hinted.to_string().as_bytes()).unwrap();
         let text = String::from_utf8(text).unwrap();
         assert!(text.find("teamSize") < text.find("roles"), "{text}");
@@ -152,10 +180,14 @@ mod tests {
         let mut expected = reply(json!({"k": 1}));
         assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), expected);
         // The hint alone in `_meta`: `_meta` goes too.
-        let alone = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}}));
+        let alone = reply(json!({key: {"team": ["teamSize", "roles"]}}));
         let text = apply_property_order(alone.to_string().as_bytes()).unwrap();
         expected["result"].as_object_mut().unwrap().remove("_meta");
         assert_eq!(serde_json::from_slice::<Value>(&text).unwrap(), expected);
+        // The public prefix alone, as a tool (a proxy forwarding an
+        // upstream's `_meta`) might write it: untouched, byte for byte.
+        let forged = reply(json!({PROPERTY_ORDER_META: {"team": ["teamSize", "roles"]}}));
+        assert_eq!(apply_property_order(forged.to_string().as_bytes()), None);
         // No hint: nothing to do.
         assert_eq!(
             apply_property_order(reply(json!({})).to_string().as_bytes()),

@@ -8,9 +8,10 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
@@ -31,12 +32,64 @@ pub type ScreenedBody<B> = Either<Full<Bytes>, B>;
 /// The future of a [`Screen`] call.
 pub type ScreenFuture<T, E> = Pin<Box<dyn Future<Output = Result<T, E>> + Send>>;
 
+/// Whether a request's HTTP parts identify a caller: set by the `rmcp`
+/// server builder when its codec refuses anonymous states.
+pub(crate) type Authenticated = dyn Fn(&http::request::Parts) -> bool + Send + Sync;
+
 /// The settings of a [`ScreenLayer`](super::ScreenLayer), shared by the
 /// services it makes.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone)]
 pub(super) struct Config {
     pub(super) limits: Limits,
     pub(super) headers: Option<HeaderCheck>,
+    /// The longest a request body may take to arrive; `None`: no limit.
+    pub(super) read_timeout: Option<Duration>,
+    /// The most bytes of a JSON response the layer buffers to put forms'
+    /// fields back in order.
+    pub(super) max_response_bytes: usize,
+    pub(super) authenticated: Option<Arc<Authenticated>>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            limits: Limits::default(),
+            headers: None,
+            read_timeout: None,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            authenticated: None,
+        }
+    }
+}
+
+/// The default cap on a buffered JSON response: 4 MiB.
+pub(super) const DEFAULT_MAX_RESPONSE_BYTES: usize = 4 * 1024 * 1024;
+
+impl fmt::Debug for Config {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Config")
+            .field("limits", &self.limits)
+            .field("headers", &self.headers)
+            .field("read_timeout", &self.read_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("authenticated", &self.authenticated.is_some())
+            .finish()
+    }
+}
+
+/// The raw `arguments` object of a screened `tools/call` or `prompts/get`,
+/// as the client sent it, with the method and name it came with: the layer
+/// puts it in the request's extensions, and the `rmcp` adapter binds a
+/// round's state to it whatever the tool's extractors took.
+#[derive(Debug, Clone)]
+#[cfg_attr(
+    not(feature = "rmcp"),
+    expect(dead_code, reason = "read by the rmcp adapter")
+)]
+pub(crate) struct RawArguments {
+    pub(crate) method: Method,
+    pub(crate) target: String,
+    pub(crate) arguments: Option<Map<String, Value>>,
 }
 
 /// The service [`ScreenLayer`](super::ScreenLayer) makes: screens, then
@@ -68,6 +121,7 @@ where
     B: Body<Data = Bytes> + Send + 'static,
     B::Error: Into<Box<dyn Error + Send + Sync>>,
     ResBody: Body<Data = Bytes> + Send + 'static,
+    ResBody::Error: Into<Box<dyn Error + Send + Sync>>,
 {
     type Response = Response<ScreenedBody<ResBody>>;
     type Error = S::Error;
@@ -87,12 +141,15 @@ where
                 let response = inner.call(request.map(Either::Right)).await?;
                 return Ok(response.map(Either::Right));
             }
-            let (parts, body) = request.into_parts();
-            match screen(&config, &parts.headers, body).await {
-                Ok(bytes) => {
+            let (mut parts, body) = request.into_parts();
+            match screen(&config, &parts, body).await {
+                Ok((bytes, raw)) => {
+                    if let Some(raw) = raw {
+                        parts.extensions.insert(raw);
+                    }
                     let request = Request::from_parts(parts, Either::Left(Full::new(bytes)));
                     let response = inner.call(request).await?;
-                    Ok(in_declared_order(response)
+                    Ok(in_declared_order(response, config.max_response_bytes)
                         .await
                         .unwrap_or_else(|error| refusal(&Value::Null, &error)))
                 }
@@ -102,46 +159,92 @@ where
     }
 }
 
-/// Reads and screens a POST body; the bytes to pass on, or the request id
-/// (`null` when unknown) and the error to refuse it with.
+/// Reads and screens a POST body; the bytes to pass on with the raw
+/// arguments of a call, or the request id (`null` when unknown) and the
+/// error to refuse it with.
 async fn screen<B>(
     config: &Config,
-    headers: &HeaderMap,
+    parts: &http::request::Parts,
     body: B,
-) -> Result<Bytes, (Value, RpcError)>
+) -> Result<(Bytes, Option<RawArguments>), (Value, RpcError)>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn Error + Send + Sync>>,
 {
-    let bytes = read(body, headers, config.limits.max_bytes())
-        .await
-        .map_err(|error| (Value::Null, error))?;
+    let headers = &parts.headers;
+    let reading = read(body, headers, config.limits.max_bytes());
+    let bytes = match config.read_timeout {
+        Some(limit) => match tokio::time::timeout(limit, reading).await {
+            Ok(read) => read,
+            Err(_) => Err(RpcError::body_timeout()),
+        },
+        None => reading.await,
+    }
+    .map_err(|error| (Value::Null, error))?;
     let value = screen_body(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
     let id = || value.get("id").cloned().unwrap_or(Value::Null);
-    if let Some(params) = retry_params(&value) {
-        retry_fields(params).map_err(|error| (id(), error))?;
+    let pairs: Vec<(&str, String)> = headers
+        .iter()
+        .map(|(name, value)| {
+            let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
+            (name.as_str(), text)
+        })
+        .collect();
+    let pairs = || pairs.iter().map(|(n, v)| (*n, v.as_str()));
+    let mut raw = None;
+    if let Some((method, params)) = retry_params(&value) {
+        let (responses, state) = retry_fields(params).map_err(|error| (id(), error))?;
+        // A retry speaks 2026-07-28, in its headers and its `_meta`, and
+        // its headers say what its body says: a gateway that routes,
+        // authorises or audits by them sees the round with the side effect.
+        if responses.is_some() || state.is_some() {
+            HeaderCheck::default()
+                .check(pairs(), &value)
+                .map_err(|error| (id(), error))?;
+        }
+        if let Some(authenticated) = &config.authenticated
+            && !authenticated(parts)
+        {
+            log_unauthenticated();
+            return Err((id(), RpcError::unauthenticated()));
+        }
+        let target = match method {
+            Method::ResourcesRead => params.get("uri"),
+            _ => params.get("name"),
+        };
+        if let Some(Value::String(target)) = target {
+            raw = Some(RawArguments {
+                method,
+                target: target.clone(),
+                arguments: params.get("arguments").and_then(Value::as_object).cloned(),
+            });
+        }
     }
     if let Some(check) = &config.headers {
-        let pairs: Vec<(&str, String)> = headers
-            .iter()
-            .map(|(name, value)| {
-                let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
-                (name.as_str(), text)
-            })
-            .collect();
         check
-            .check(pairs.iter().map(|(n, v)| (*n, v.as_str())), &value)
+            .check(pairs(), &value)
             .map_err(|error| (id(), error))?;
     }
-    Ok(bytes)
+    Ok((bytes, raw))
 }
+
+#[cfg(feature = "tracing")]
+fn log_unauthenticated() {
+    tracing::warn!(
+        name: "unauthenticated_call", target: "mrtr_guard::tower",
+        "a call reached a server whose states need a principal, without one: refused with 401"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_unauthenticated() {}
 
 /// The params of a `tools/call`, `prompts/get` or `resources/read` (the
 /// calls that carry `requestState` and `inputResponses`).
-fn retry_params(body: &Value) -> Option<&Map<String, Value>> {
+fn retry_params(body: &Value) -> Option<(Method, &Map<String, Value>)> {
     let method = body.get("method").and_then(Value::as_str)?;
-    Method::from_name(method)?;
-    body.get("params").and_then(Value::as_object)
+    let method = Method::from_name(method)?;
+    Some((method, body.get("params").and_then(Value::as_object)?))
 }
 
 /// The whole body, if it fits in `max` bytes.
@@ -176,5 +279,10 @@ fn refusal<B>(id: &Value, error: &RpcError) -> Response<ScreenedBody<B>> {
     response
         .headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    if error.http_status() == 401 {
+        response
+            .headers_mut()
+            .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+    }
     response
 }

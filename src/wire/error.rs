@@ -46,6 +46,10 @@ impl RpcError {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// MCP `UNSUPPORTED_PROTOCOL_VERSION`.
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// "Unauthorized": the call carries no credential the server accepts
+    /// (the code MCP servers use in JSON-RPC's server-error range; the
+    /// HTTP status, 401, is what the MCP authorization spec names).
+    pub const UNAUTHENTICATED: i64 = -32001;
 
     pub(crate) fn new(
         code: i64,
@@ -207,6 +211,35 @@ impl RpcError {
             Some(json!({"maxBytes": max_bytes})),
             413,
         )
+    }
+
+    /// `-32001`, HTTP 401: the server found no authenticated principal for
+    /// a call whose state must be bound to one. Send credentials
+    /// (`Authorization`) and call again.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    ///
+    /// let error = RpcError::unauthenticated();
+    /// assert_eq!((error.code(), error.http_status()), (-32001, 401));
+    /// ```
+    pub fn unauthenticated() -> Self {
+        Self::new(
+            Self::UNAUTHENTICATED,
+            "Unauthorized: authentication is missing; send credentials and call again",
+            None,
+            401,
+        )
+    }
+
+    /// `-32600`, HTTP 408: the request body did not arrive in time.
+    pub fn body_timeout() -> Self {
+        Self::new(Self::INVALID_REQUEST, "Request body timed out", None, 408)
+    }
+
+    /// `-32603`, HTTP 200: a response too long for the layer to buffer.
+    pub fn response_too_large() -> Self {
+        Self::new(Self::INTERNAL_ERROR, "Internal error", None, 200)
     }
 
     /// `-32603`: the server failed; nothing about why is sent.

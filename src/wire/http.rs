@@ -98,7 +98,9 @@ impl HeaderCheck {
                     "missing required Mcp-Method header",
                 ));
             }
-            Some(value) if decode_header_value(value).as_deref() != Some(method) => {
+            // Literal, as `rmcp` compares it: a method name never needs the
+            // base64 wrapping, and `rmcp` refuses a wrapped one.
+            Some(value) if value != method => {
                 return Err(RpcError::header_mismatch(
                     "Mcp-Method header does not match the body's method",
                 ));

@@ -35,7 +35,7 @@ pub use protocol::{
 };
 #[cfg(feature = "tower")]
 pub(crate) use request::OrderedSchema;
-#[cfg(any(feature = "rmcp", feature = "tower"))]
+#[cfg(feature = "tower")]
 pub(crate) use request::PROPERTY_ORDER_META;
 pub use request::{ElicitRequest, InputRequest, InputRequests, RootsRequest, SamplingRequest};
 pub use response::{

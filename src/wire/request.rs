@@ -299,7 +299,7 @@ impl Serialize for InOrder<'_> {
 /// `rmcp` adapter leaves each form's property order (`{askKey: [names]}`),
 /// for `ScreenLayer` to apply: `rmcp` 3.11 writes every embedded request's
 /// params through a `serde_json::Value`, which sorts them.
-#[cfg(any(feature = "rmcp", feature = "tower"))]
+#[cfg(feature = "tower")]
 pub(crate) const PROPERTY_ORDER_META: &str = "dev.mrtr-guard/propertyOrder";
 
 impl PartialEq for ElicitRequest {

@@ -323,11 +323,6 @@ fn null_retry_fields_are_refused_on_the_three_retry_methods() {
         ),
         // Not a call that retries: the service behind decides.
         ("tools/list", json!({"requestState": null}), None),
-        (
-            "tools/call",
-            json!({"name": "t", "requestState": "s", "inputResponses": {}}),
-            None,
-        ),
     ] {
         let body = json!({"jsonrpc": "2.0", "id": "r-1", "method": method, "params": params});
         let recorder = Recorder::default();
@@ -339,4 +334,87 @@ fn null_retry_fields_are_refused_on_the_three_retry_methods() {
             None => assert_eq!(reply.status, StatusCode::ACCEPTED, "{body}"),
         }
     }
+}
+
+/// A retry (`requestState` or `inputResponses`) passes only when its
+/// `MCP-Protocol-Version` header and its `_meta` both say 2026-07-28 and its
+/// `Mcp-Method` and `Mcp-Name` say what its body says, so that a gateway
+/// routing, authorising or auditing by the headers sees the round with the
+/// side effect. A round 1 from an older client, with no retry field and no
+/// header, still passes.
+#[test]
+fn retries_speak_2026_07_28_with_matching_headers_or_are_refused() {
+    let meta = |version: &str| {
+        json!({"io.modelcontextprotocol/protocolVersion": version,
+               "io.modelcontextprotocol/clientCapabilities": {}})
+    };
+    let body = |params: Value| {
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params}).to_string()
+    };
+    let retry = |meta: Option<Value>| {
+        let mut params = json!({"name": "ShipOrder", "requestState": "s",
+            "inputResponses": {"ship": {"action": "accept", "content": {}}}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        body(params)
+    };
+    let send_with = |headers: &[(&str, &str)], body: String| {
+        let mut request = Request::post("/mcp").header("content-type", "application/json");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let recorder = Recorder::default();
+        let reply = send(
+            &ScreenLayer::new(),
+            &recorder,
+            request.body(Full::new(Bytes::from(body))).unwrap(),
+        );
+        (reply, recorder)
+    };
+    let good = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "ShipOrder"),
+    ];
+    let foreign = [("mcp-method", "tools/list"), ("mcp-name", "ping")];
+    let old = [
+        ("mcp-protocol-version", "2025-06-18"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "ShipOrder"),
+    ];
+    let wrapped_method = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "=?base64?dG9vbHMvY2FsbA==?="),
+        ("mcp-name", "ShipOrder"),
+    ];
+    type Headers<'a> = &'a [(&'a str, &'a str)];
+    let refusals: [(Headers<'_>, String, i64); 7] = [
+        (&[], retry(Some(meta("2026-07-28"))), -32020),
+        (&foreign, retry(Some(meta("2026-07-28"))), -32020),
+        (&old, retry(Some(meta("2026-07-28"))), -32022),
+        (&good, retry(None), -32602),
+        (&good, retry(Some(meta("2025-11-25"))), -32020),
+        (&wrapped_method, retry(Some(meta("2026-07-28"))), -32020),
+        (
+            &[
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "Other"),
+            ],
+            retry(Some(meta("2026-07-28"))),
+            -32020,
+        ),
+    ];
+    for (headers, body, code) in refusals {
+        let (reply, recorder) = send_with(headers, body.clone());
+        refused(&reply, &recorder, 400, code, &json!(9));
+    }
+    let (reply, recorder) = send_with(&good, retry(Some(meta("2026-07-28"))));
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    assert_eq!(recorder.seen.lock().unwrap().len(), 1);
+    // Round 1 of an older client: no retry field, no header.
+    let (reply, recorder) = send_with(&[], body(json!({"name": "ShipOrder"})));
+    assert_eq!(reply.status, StatusCode::ACCEPTED);
+    assert_eq!(recorder.seen.lock().unwrap().len(), 1);
 }

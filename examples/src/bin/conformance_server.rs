@@ -22,7 +22,7 @@ use std::sync::Arc;
 use mrtr_guard_examples::serve;
 
 use mrtr_guard::rmcp::{
-    RmcpFlow, custom_request_error, error_data, prompt_response, tool_response,
+    McpServer, RmcpFlow, custom_request_error, error_data, prompt_response, tool_response,
 };
 use mrtr_guard::{Flow, KeyRing, Reply, RpcError, StateCodec, Stop};
 use mrtr_guard_examples::conformance_forms::{COLOR, CONFIRM, CONTEXT, NAME, VALUE, capital};
@@ -231,6 +231,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?))
         .allow_anonymous()
         .build()?;
-    let flow = RmcpFlow::anonymous(Flow::new(codec));
-    serve::serve(port, Conformance { flow }).await
+    let service = McpServer::builder(Flow::new(codec))
+        .anonymous()
+        .build(|flow| Conformance { flow })?;
+    serve::serve(port, service).await
 }

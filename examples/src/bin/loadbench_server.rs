@@ -24,7 +24,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mrtr_guard::rmcp::{RmcpFlow, ToolCall, ToolResponse, tool_response};
+use mrtr_guard::rmcp::{McpServer, RmcpFlow, ToolCall, ToolResponse, tool_response};
 use mrtr_guard::{Flow, Form, FormFields, KeyRing, Mode, StateCodec};
 use mrtr_guard_examples::serve;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -34,6 +34,8 @@ use rmcp::model::{
     ElicitResult, ElicitationAction, ElicitationSchema, InputRequest, InputRequiredResult,
     RequestStateCodec, SealOptions, ServerCapabilities, ServerConfig,
 };
+use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
@@ -151,21 +153,39 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let builder = StateCodec::builder(audience.clone(), key).mode(mode);
         Ok(builder.allow_anonymous().build()?)
     };
-    let sealed = RmcpFlow::anonymous(Flow::new(codec(Mode::Sealed)?));
+    let sealed = Flow::new(codec(Mode::Sealed)?);
     let signed = RmcpFlow::anonymous(Flow::new(codec(Mode::Signed)?));
-    let bench = Bench {
+    let ship = Form::of::<Shipping>(MESSAGE)
+        .build()
+        .map_err(|error| format!("the form does not build: {error}"))?;
+    let rmcp = Arc::new(RequestStateCodec::try_new(rand_key()?)?);
+    let bench = |sealed| Bench {
         sealed,
         signed,
-        ship: Form::of::<Shipping>(MESSAGE)
-            .build()
-            .map_err(|error| format!("the form does not build: {error}"))?,
-        rmcp: Arc::new(RequestStateCodec::try_new(rand_key()?)?),
+        ship,
+        rmcp,
         tool_router: Bench::tool_router(),
     };
     let app = if std::env::args().any(|arg| arg == "--no-screen") {
-        serve::router_unscreened(bench)
+        // Only to measure what the layer costs on `ping`: rmcp's service as
+        // the builder mounts it, without `ScreenLayer` (rounds need the
+        // layer: without it their arguments are unbound and refused).
+        let bench = bench(RmcpFlow::anonymous(sealed));
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(false)
+            .with_json_response(true);
+        let service = StreamableHttpService::new(
+            move || Ok(bench.clone()),
+            Arc::new(NeverSessionManager::default()),
+            config,
+        );
+        axum::Router::new().nest_service("/mcp", service)
     } else {
-        serve::router(bench)
+        let service = McpServer::builder(sealed)
+            .anonymous()
+            .legacy(false)
+            .build(bench)?;
+        serve::router(service)
     };
     serve::serve_app(port, app).await
 }

@@ -71,6 +71,5 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
     let codec = with_replay_guard(codec).await?.build()?;
-    let signup = Signup::new(codec).map_err(|error| format!("a form does not build: {error}"))?;
-    serve::serve(port, signup).await
+    serve::serve(port, Signup::service(codec)?).await
 }

@@ -15,7 +15,8 @@
 use std::net::SocketAddr;
 
 use crate::http_client::{call, first, retry, state_of};
-use mrtr_guard::{MasterKey, StateCodec};
+use mrtr_guard::rmcp::{McpServer, McpService};
+use mrtr_guard::{Flow, MasterKey, StateCodec};
 use mrtr_guard_examples::serve as support;
 use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
@@ -23,12 +24,12 @@ use tokio::net::TcpListener;
 
 /// Serves the demo on a free loopback port of the current runtime.
 async fn start() -> SocketAddr {
-    serve(|codec| Signup::new(codec).unwrap()).await
+    serve(|codec| Signup::service(codec).unwrap()).await
 }
 
-/// Serves the handler `make` builds over a codec, on a free loopback port
+/// Serves the service `make` builds over a codec, on a free loopback port
 /// of the current runtime.
-async fn serve<H>(make: impl FnOnce(StateCodec) -> H) -> SocketAddr
+async fn serve<H>(make: impl FnOnce(StateCodec) -> McpService<H>) -> SocketAddr
 where
     H: rmcp::ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -109,7 +110,7 @@ mod meetings {
     use std::sync::Arc;
 
     use mrtr_guard::rmcp::{RmcpFlow, ToolCall, ToolResponse, tool_response};
-    use mrtr_guard::{Flow, Form, FormFields, Round, StateCodec, Stop};
+    use mrtr_guard::{Form, FormFields, Round, Stop};
     use rmcp::handler::server::router::tool::ToolRouter;
     use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
     use rmcp::{ServerHandler, tool, tool_handler, tool_router};
@@ -135,7 +136,7 @@ mod meetings {
         tool_router: ToolRouter<Self>,
     }
 
-    fn bearer(parts: &http::request::Parts) -> Option<String> {
+    pub(super) fn bearer(parts: &http::request::Parts) -> Option<String> {
         let value = parts.headers.get(http::header::AUTHORIZATION)?;
         Some(value.to_str().ok()?.strip_prefix("Bearer ")?.to_owned())
     }
@@ -150,14 +151,14 @@ mod meetings {
 
     #[tool_router]
     impl Meetings {
-        pub(super) fn new(codec: StateCodec) -> Self {
+        pub(super) fn new(flow: RmcpFlow) -> Self {
             let form = Form::of::<Booking>("Book a meeting").build().unwrap();
             let hint = Form::of::<Booking>("Book a meeting")
                 .drop_invalid_optional()
                 .build()
                 .unwrap();
             Self {
-                flow: RmcpFlow::new(Flow::new(codec), bearer),
+                flow,
                 form: Arc::new(form),
                 hint: Arc::new(hint),
                 tool_router: Self::tool_router(),
@@ -191,7 +192,13 @@ mod meetings {
 }
 
 async fn start_meetings() -> SocketAddr {
-    serve(meetings::Meetings::new).await
+    serve(|codec| {
+        McpServer::builder(Flow::new(codec))
+            .authenticate(meetings::bearer)
+            .build(meetings::Meetings::new)
+            .unwrap()
+    })
+    .await
 }
 
 fn booking(content: Value) -> Value {

@@ -13,3 +13,4 @@ mod redis_http;
 mod rmcp_adapter;
 mod rmcp_macros;
 mod runtime_flows;
+mod wiring;

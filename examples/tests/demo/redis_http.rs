@@ -52,7 +52,7 @@ fn codec(guard: RedisReplayGuard) -> StateCodec {
 async fn start_instance(codec: StateCodec) -> SocketAddr {
     let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = support::router(Signup::new(codec).unwrap());
+    let app = support::router(Signup::service(codec).unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
     addr
 }

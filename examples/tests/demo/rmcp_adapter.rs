@@ -271,7 +271,7 @@ fn demo() -> axum::Router {
     )
     .build()
     .unwrap();
-    support::router(signup_service::Signup::new(codec).unwrap())
+    support::router(signup_service::Signup::service(codec).unwrap())
 }
 
 /// POSTs `params` as a `tools/call` of `tool` by `ada` to the demo; the raw

@@ -22,7 +22,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use http::{Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use mrtr_guard::rmcp::{BoundArgs, RmcpFlow, ToolCall, ToolResponse, tool_response};
+use mrtr_guard::rmcp::{BoundArgs, McpServer, RmcpFlow, ToolCall, ToolResponse, tool_response};
 use mrtr_guard::tower::ScreenLayer;
 use mrtr_guard::{Flow, Form, FormFields, KeyRing, MasterKey, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -79,6 +79,15 @@ impl Shop {
             // README: init (end)
             tool_router: Self::tool_router(),
         })
+    }
+
+    /// A shop over the flow `McpServer` made.
+    fn with(flow: RmcpFlow, ship: Form) -> Self {
+        Self {
+            flow,
+            ship,
+            tool_router: Self::tool_router(),
+        }
     }
 
     // README: tool (begin)
@@ -460,4 +469,122 @@ fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
     // Each document names the other's count as it stands.
     assert!(rmcp_doc.contains(&format!("**{} lines**", counts[0])));
     assert!(readme.contains(&format!("({} lines)", counts[1])));
+}
+
+/// Your authentication, for the README's mount: the subject an
+/// authentication layer verified and put into the request's extensions.
+#[derive(Clone)]
+struct Verified(String);
+
+fn your_authentication(parts: &http::request::Parts) -> Option<String> {
+    parts
+        .extensions
+        .get::<Verified>()
+        .map(|subject| subject.0.clone())
+}
+
+/// The README's mount (once per server), compiled and built here.
+#[test]
+fn the_readme_mount_builds_the_server() {
+    let key = MasterKey::from_bytes(&[4; 32]).unwrap();
+    let codec = StateCodec::builder("http://127.0.0.1/mcp", KeyRing::new(key))
+        .build()
+        .unwrap();
+    let ship = Form::of::<Shipping>("Where should we ship the order?")
+        .build()
+        .unwrap();
+    let mount = move || -> Result<axum::Router, mrtr_guard::rmcp::ServerConfigError> {
+        // README: mount (begin)
+        let service = McpServer::builder(Flow::new(codec))
+            .authenticate(your_authentication)
+            .build(|flow| Shop::with(flow, ship))?;
+        let app = axum::Router::new().nest_service("/mcp", service);
+        // README: mount (end)
+        Ok(app)
+    };
+    let _app = mount().unwrap();
+    let readme = include_str!("../../../README.md");
+    let source = include_str!("rmcp_macros.rs");
+    let at = readme.find("Once per server").unwrap();
+    let rest = &readme[at..];
+    let start = rest.find("```rust,ignore\n").unwrap() + "```rust,ignore\n".len();
+    let stop = start + rest[start..].find("\n```\n").unwrap();
+    let shown = counted(&rest[start..stop]);
+    let run = counted(region(source, "mount"));
+    assert!(shown.ends_with(&run), "{shown:#?}\n{run:#?}");
+}
+
+/// The README's `[dependencies]` block is what the demo builds with: each
+/// crate at the demo's version requirement, each feature it names enabled
+/// in the demo's manifest (and, for mrtr-guard, one of its features).
+#[test]
+fn the_readme_dependencies_are_the_ones_the_demo_builds_with() {
+    let readme = include_str!("../../../README.md");
+    let demo = include_str!("../../Cargo.toml");
+    let root = include_str!("../../../Cargo.toml");
+    let at = readme.find("```toml\n[dependencies]\n").unwrap() + "```toml\n[dependencies]\n".len();
+    let block = &readme[at..at + readme[at..].find("```").unwrap()];
+    let quoted = |text: &str| -> Vec<String> {
+        text.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_owned)
+            .collect()
+    };
+    let field = |line: &str, key: &str| -> Option<String> {
+        let at = line.find(&format!("{key} = "))? + key.len() + 3;
+        let rest = &line[at..];
+        let end = if rest.starts_with('[') {
+            rest.find(']')? + 1
+        } else {
+            rest[1..].find('"')? + 2
+        };
+        Some(rest[..end].to_owned())
+    };
+    let mut names = Vec::new();
+    for line in block.lines().filter(|line| !line.trim().is_empty()) {
+        let name = line.split(" = ").next().unwrap().trim();
+        names.push(name.to_owned());
+        let demo_line = demo
+            .lines()
+            .find(|demo_line| demo_line.starts_with(&format!("{name} = ")))
+            .unwrap_or_else(|| panic!("{name} is not a dependency of the demo"));
+        let version = quoted(&field(line, "version").unwrap()).remove(0);
+        let features = field(line, "features")
+            .map(|f| quoted(&f))
+            .unwrap_or_default();
+        let demo_features = field(demo_line, "features")
+            .map(|f| quoted(&f))
+            .unwrap_or_default();
+        if name == "mrtr-guard" {
+            let package = root
+                .lines()
+                .find(|line| line.starts_with("version = "))
+                .unwrap();
+            assert!(quoted(package)[0].starts_with(&version), "{line}");
+            for feature in &features {
+                assert!(
+                    root.contains(&format!("\n{feature} = [")),
+                    "{feature}: not a feature"
+                );
+            }
+        } else {
+            assert_eq!(
+                quoted(&field(demo_line, "version").unwrap())[0],
+                version,
+                "{name}"
+            );
+            assert_eq!(
+                line.contains("default-features = false"),
+                demo_line.contains("default-features = false"),
+                "{name}"
+            );
+        }
+        for feature in &features {
+            assert!(demo_features.contains(feature), "{name}: {feature}");
+        }
+    }
+    for needed in ["mrtr-guard", "rmcp", "axum", "tokio", "serde"] {
+        assert!(names.iter().any(|name| name == needed), "{needed}");
+    }
 }

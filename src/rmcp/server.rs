@@ -1,0 +1,277 @@
+//! [`McpServer`]: the one way to mount the runtime on `rmcp` (feature
+//! `server`): `rmcp`'s stateless Streamable HTTP service behind
+//! [`ScreenLayer`], with every check in place, refusing configurations that
+//! cannot work.
+
+use std::error::Error;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::rmcp::ServerHandler;
+use ::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use ::rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tower_layer::Layer;
+
+use super::flow::RmcpFlow;
+use super::legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy};
+use crate::json::Limits;
+use crate::runtime::Flow;
+use crate::tower::layer::ScreenLayer;
+use crate::tower::service::Screen;
+
+/// The service [`McpServerBuilder::build`] returns: mount it at your MCP
+/// path, e.g. `axum::Router::new().nest_service("/mcp", service)`.
+pub type McpService<H> = Screen<StreamableHttpService<Legacy<H>, LocalSessionManager>>;
+
+/// How a server finds who is calling.
+enum Auth {
+    Unset,
+    Anonymous,
+    Principal(Arc<super::flow::PrincipalFn>),
+}
+
+/// The one way to mount mrtr-guard on `rmcp`. [`McpServer::builder`] takes
+/// the [`Flow`]; [`authenticate`](McpServerBuilder::authenticate) (or
+/// [`anonymous`](McpServerBuilder::anonymous)) says who is calling;
+/// [`build`](McpServerBuilder::build) hands your handler factory the
+/// [`RmcpFlow`] to keep and returns the tower service: `rmcp`'s Streamable
+/// HTTP service (JSON responses), stateless for 2026-07-28 clients and, for
+/// 2025-11-25 session clients, [`Legacy`] (turn it off with
+/// [`legacy`](McpServerBuilder::legacy)), behind [`ScreenLayer`], which
+///
+/// - refuses bodies `rmcp` would misread (duplicate keys, `null` retry
+///   fields, over 1 MiB or 32 levels deep) and bodies that take over 10 s
+///   to arrive;
+/// - refuses a retry (`requestState` or `inputResponses`) unless its
+///   `MCP-Protocol-Version` header and its `_meta` both say 2026-07-28 and
+///   its `Mcp-Method` and `Mcp-Name` headers say what its body says;
+/// - refuses a call without a principal with HTTP 401 when the codec
+///   refuses anonymous states;
+/// - keeps the raw arguments of each call, which [`RmcpFlow::round`] binds
+///   the state to whatever the tool's extractors took;
+/// - writes forms' fields in their declared order.
+///
+/// ```no_run
+/// use mrtr_guard::rmcp::{McpServer, RmcpFlow};
+/// use mrtr_guard::{Flow, KeyRing, MasterKey, StateCodec};
+/// # use rmcp::ServerHandler;
+/// # #[derive(Clone)] struct MyServer { flow: RmcpFlow }
+/// # impl ServerHandler for MyServer {}
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let key = MasterKey::from_base64(&std::env::var("MRTR_GUARD_KEY")?)?;
+/// let codec = StateCodec::builder("https://tools.example.com/mcp", KeyRing::new(key)).build()?;
+/// let service = McpServer::builder(Flow::new(codec))
+///     .authenticate(|parts| parts.extensions.get::<String>().cloned())
+///     .build(|flow| MyServer { flow })?;
+/// // axum::Router::new().nest_service("/mcp", service)
+/// # let _ = service;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct McpServer;
+
+impl McpServer {
+    /// A builder over `flow`.
+    pub fn builder(flow: Flow) -> McpServerBuilder {
+        McpServerBuilder {
+            flow,
+            auth: Auth::Unset,
+            limits: Limits::default(),
+            read_timeout: Duration::from_secs(10),
+            max_response_bytes: 4 * 1024 * 1024,
+            legacy: Some(DEFAULT_ANSWER_TIMEOUT),
+        }
+    }
+}
+
+/// The settings of an [`McpServer`]; see there.
+pub struct McpServerBuilder {
+    flow: Flow,
+    auth: Auth,
+    limits: Limits,
+    read_timeout: Duration,
+    max_response_bytes: usize,
+    legacy: Option<Duration>,
+}
+
+impl McpServerBuilder {
+    /// Whether `2025-11-25` session clients are served ([`Legacy`], on by
+    /// default): `rmcp` gives them a session in this process's memory, and
+    /// their rounds run by sending them the input requests. Off, only
+    /// `2026-07-28` requests (stateless) are served.
+    #[must_use]
+    pub fn legacy(mut self, on: bool) -> Self {
+        self.legacy = on.then_some(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT));
+        self
+    }
+
+    /// How long a legacy session client has to answer one input request
+    /// ([`Legacy::with_answer_timeout`]).
+    #[must_use]
+    pub fn legacy_answer_timeout(mut self, timeout: Duration) -> Self {
+        if self.legacy.is_some() {
+            self.legacy = Some(timeout);
+        }
+        self
+    }
+
+    /// Who is calling: the principal from the request's HTTP parts (headers,
+    /// and extensions an authentication layer inserted); `None` when the
+    /// request carries none.
+    ///
+    /// <div class="warning">The principal must come from real
+    /// authentication (a verified OAuth token's subject, a session). A value
+    /// the client states about itself binds the state to nothing.</div>
+    #[must_use]
+    pub fn authenticate(
+        mut self,
+        principal: impl Fn(&http::request::Parts) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.auth = Auth::Principal(Arc::new(principal));
+        self
+    }
+
+    /// No authentication: every call is anonymous. The codec must be built
+    /// with [`allow_anonymous`](crate::state::CodecBuilder::allow_anonymous).
+    #[must_use]
+    pub fn anonymous(mut self) -> Self {
+        self.auth = Auth::Anonymous;
+        self
+    }
+
+    /// The request body caps (1 MiB, depth 32 by default).
+    #[must_use]
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The longest a request body may take to arrive (10 s by default).
+    #[must_use]
+    pub fn read_timeout(mut self, limit: Duration) -> Self {
+        self.read_timeout = limit;
+        self
+    }
+
+    /// The most bytes of a JSON response buffered to write forms' fields in
+    /// order (4 MiB by default).
+    #[must_use]
+    pub fn max_response_bytes(mut self, max: usize) -> Self {
+        self.max_response_bytes = max;
+        self
+    }
+
+    /// Checks the settings, hands `handler` the [`RmcpFlow`] its tools open
+    /// rounds with, and returns the service to mount. `rmcp` clones the
+    /// handler for each request.
+    ///
+    /// # Errors
+    ///
+    /// A [`ServerConfigError`] saying what to change.
+    pub fn build<H, F>(self, handler: F) -> Result<McpService<H>, ServerConfigError>
+    where
+        H: ServerHandler + Clone + Send + Sync + 'static,
+        F: FnOnce(RmcpFlow) -> H,
+    {
+        let codec = self.flow.codec();
+        if codec.has_all_zero_key() {
+            return Err(ServerConfigError::AllZeroKey);
+        }
+        if self.read_timeout.is_zero()
+            || self.max_response_bytes == 0
+            || self.legacy.is_some_and(|timeout| timeout.is_zero())
+        {
+            return Err(ServerConfigError::ZeroLimit);
+        }
+        let anonymous_codec = codec.allows_anonymous();
+        let mut layer = ScreenLayer::new()
+            .with_limits(self.limits)
+            .with_read_timeout(self.read_timeout)
+            .with_max_response_bytes(self.max_response_bytes);
+        let flow = match self.auth {
+            Auth::Unset if anonymous_codec => RmcpFlow::anonymous(self.flow),
+            Auth::Unset => return Err(ServerConfigError::NoAuthentication),
+            Auth::Anonymous if !anonymous_codec => {
+                return Err(ServerConfigError::AnonymousCodecRequired);
+            }
+            Auth::Anonymous => RmcpFlow::anonymous(self.flow),
+            Auth::Principal(principal) => {
+                if !anonymous_codec {
+                    let check = Arc::clone(&principal);
+                    layer = layer.with_authentication(Arc::new(move |parts| {
+                        check(parts).is_some_and(|principal| !principal.is_empty())
+                    }));
+                }
+                RmcpFlow::from_shared(self.flow, principal)
+            }
+        };
+        let handler = Legacy::new(handler(flow))
+            .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT));
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(self.legacy.is_some())
+            .with_json_response(true);
+        let service = StreamableHttpService::new(
+            move || Ok(handler.clone()),
+            Arc::new(LocalSessionManager::default()),
+            config,
+        );
+        Ok(layer.layer(service))
+    }
+}
+
+impl fmt::Debug for McpServerBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServerBuilder")
+            .field("flow", &self.flow)
+            .field("limits", &self.limits)
+            .field("read_timeout", &self.read_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .field("legacy", &self.legacy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why [`McpServerBuilder::build`] refused a configuration that cannot work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ServerConfigError {
+    /// No authentication, and the codec refuses anonymous states: every
+    /// call would fail.
+    NoAuthentication,
+    /// [`anonymous`](McpServerBuilder::anonymous) over a codec that refuses
+    /// anonymous states.
+    AnonymousCodecRequired,
+    /// A master key of the codec is all zero bytes: a placeholder.
+    AllZeroKey,
+    /// A zero read timeout or response cap: every request would fail.
+    ZeroLimit,
+}
+
+impl fmt::Display for ServerConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::NoAuthentication => {
+                "no authentication: call .authenticate(|parts| ...) with the function that \
+                 finds the caller's principal, or build the codec with allow_anonymous() \
+                 for tools that need none"
+            }
+            Self::AnonymousCodecRequired => {
+                "anonymous() needs a codec built with allow_anonymous(); or call \
+                 .authenticate(|parts| ...) instead"
+            }
+            Self::AllZeroKey => {
+                "a master key is all zero bytes: generate one (mrtr-guard keygen, or \
+                 openssl rand -base64 32) and load it with MasterKey::from_base64"
+            }
+            Self::ZeroLimit => {
+                "the read timeout, the response cap and the legacy answer timeout must be \
+                 above zero"
+            }
+        })
+    }
+}
+
+impl Error for ServerConfigError {}
