@@ -232,23 +232,15 @@ pub(crate) struct Opened {
 impl Opened {
     /// Verifies the call's state, if any, against its binding.
     pub(crate) fn new(flow: &Flow, call: Call) -> Result<Self, RpcError> {
-        let mut arguments = None;
-        let claims = match call.params().request_state() {
-            None => None,
-            Some(token) => {
-                let binding = binding(&call, arguments_digest(&call));
-                arguments = Some(*binding.arguments());
-                Some(
-                    flow.codec()
-                        .open_at::<App>(token, &binding, flow.clock().now())?,
-                )
-            }
+        let Some(token) = call.params().request_state() else {
+            return Ok(Self::without_state(call));
         };
-        Ok(Self {
-            call,
-            claims,
-            arguments,
-        })
+        let digest = arguments_digest(&call);
+        let binding = binding(&call, digest);
+        let claims = flow
+            .codec()
+            .open_at::<App>(token, &binding, flow.clock().now())?;
+        Ok(Self::with_claims(call, claims, digest))
     }
 
     /// [`new`](Self::new), with the replay guard's round trip awaited
@@ -258,25 +250,35 @@ impl Opened {
         expect(dead_code, reason = "used by the rmcp adapter")
     )]
     pub(crate) async fn new_async(flow: &Flow, call: Call) -> Result<Self, RpcError> {
-        let mut arguments = None;
-        let claims = match call.params().request_state() {
-            None => None,
-            Some(token) => {
-                let binding = binding(&call, arguments_digest(&call));
-                arguments = Some(*binding.arguments());
-                let now = flow.clock().now();
-                Some(
-                    flow.codec()
-                        .open_at_async::<App>(token, &binding, now)
-                        .await?,
-                )
-            }
+        let Some(token) = call.params().request_state() else {
+            return Ok(Self::without_state(call));
         };
-        Ok(Self {
+        let digest = arguments_digest(&call);
+        let binding = binding(&call, digest);
+        let now = flow.clock().now();
+        let claims = flow
+            .codec()
+            .open_at_async::<App>(token, &binding, now)
+            .await?;
+        Ok(Self::with_claims(call, claims, digest))
+    }
+
+    /// A round 1: no state, nothing bound yet.
+    fn without_state(call: Call) -> Self {
+        Self {
             call,
-            claims,
-            arguments,
-        })
+            claims: None,
+            arguments: None,
+        }
+    }
+
+    /// A call whose state opened for the arguments `digest` names.
+    fn with_claims(call: Call, claims: Claims<App>, digest: JsonDigest) -> Self {
+        Self {
+            call,
+            claims: Some(claims),
+            arguments: Some(digest),
+        }
     }
 }
 
