@@ -312,7 +312,7 @@ type Kept<'a> = (Method, &'a str, Option<&'a Map<String, Value>>);
 #[cfg(feature = "tower")]
 fn raw_arguments(parts: &http::request::Parts) -> Option<Kept<'_>> {
     let raw = parts.extensions.get::<RawArguments>()?;
-    Some((raw.method, raw.target.as_str(), raw.arguments.as_ref()))
+    Some((raw.method, raw.target.as_str(), raw.arguments.as_deref()))
 }
 
 #[cfg(not(feature = "tower"))]
@@ -337,10 +337,7 @@ fn log_unauthenticated() {}
 /// a round 1 without one (a legacy session, no per-request `_meta`) reads
 /// the capabilities rmcp knows.
 fn meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, ErrorData> {
-    let raw = Value::Object(cx.meta.0.0.clone());
-    let mut params = Map::new();
-    params.insert("_meta".into(), raw);
-    match RequestMeta::from_params(&Value::Object(params)) {
+    match RequestMeta::from_meta(&cx.meta.0.0) {
         Ok(meta) if retry && meta.protocol_version() != PROTOCOL_VERSION => Err(error_data(
             RpcError::unsupported_protocol_version(meta.protocol_version(), &[PROTOCOL_VERSION]),
         )),
@@ -361,9 +358,6 @@ fn meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, Err
 
 /// `rmcp`'s `inputResponses` as ours, checked as the wire types check them.
 fn input_responses(responses: &::rmcp::model::InputResponses) -> Result<InputResponses, ErrorData> {
-    let raw: Map<String, Value> = responses
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    InputResponses::from_json(&Value::Object(raw)).map_err(error_data)
+    let raw = responses.iter().map(|(k, v)| (k.clone(), v.clone()));
+    InputResponses::from_map(raw.collect()).map_err(error_data)
 }

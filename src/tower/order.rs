@@ -87,8 +87,7 @@ const SCHEMA_PATH: [&str; 5] = ["result", "inputRequests", "*", "params", "reque
 /// for any other body (leave it as it is).
 fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
     let key = order_hint_key()?;
-    let hint = key.as_bytes();
-    if !body.windows(hint.len()).any(|window| window == hint) {
+    if !mentions(body, key) {
         return None;
     }
     let mut reply: Value = serde_json::from_slice(body).ok()?;
@@ -106,6 +105,12 @@ fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
         orders,
     };
     serde_json::to_vec(&step).ok()
+}
+
+/// Whether `body` holds `key` (the order hint key): a JSON body is UTF-8
+/// text, and `str`'s substring search skips through it.
+fn mentions(body: &[u8], key: &str) -> bool {
+    std::str::from_utf8(body).is_ok_and(|text| text.contains(key))
 }
 
 /// `value`, with the member `path` names (`"*"`: every member, whose name

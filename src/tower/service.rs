@@ -89,7 +89,9 @@ impl fmt::Debug for Config {
 pub(crate) struct RawArguments {
     pub(crate) method: Method,
     pub(crate) target: String,
-    pub(crate) arguments: Option<Map<String, Value>>,
+    /// Shared: `rmcp` copies the request's extensions into each handler's
+    /// context, and the `ToolCall` extractor copies the context.
+    pub(crate) arguments: Option<Arc<Map<String, Value>>>,
 }
 
 /// The service [`ScreenLayer`](super::ScreenLayer) makes: screens, then
@@ -181,17 +183,9 @@ where
         None => reading.await,
     }
     .map_err(|error| (Value::Null, error))?;
-    let value = screen_body(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
+    let mut value = screen_body(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
     let id = || value.get("id").cloned().unwrap_or(Value::Null);
-    let pairs: Vec<(&str, String)> = headers
-        .iter()
-        .map(|(name, value)| {
-            let text = String::from_utf8_lossy(value.as_bytes()).into_owned();
-            (name.as_str(), text)
-        })
-        .collect();
-    let pairs = || pairs.iter().map(|(n, v)| (*n, v.as_str()));
-    let mut raw = None;
+    let mut kept = None;
     if let Some((method, params)) = retry_params(&value) {
         let (responses, state) = retry_fields(params).map_err(|error| (id(), error))?;
         // A retry speaks 2026-07-28, in its headers and its `_meta`, and
@@ -199,7 +193,7 @@ where
         // authorises or audits by them sees the round with the side effect.
         if responses.is_some() || state.is_some() {
             HeaderCheck::default()
-                .check(pairs(), &value)
+                .check(header_pairs(headers), &value)
                 .map_err(|error| (id(), error))?;
         }
         if let Some(authenticated) = &config.authenticated
@@ -213,19 +207,40 @@ where
             _ => params.get("name"),
         };
         if let Some(Value::String(target)) = target {
-            raw = Some(RawArguments {
-                method,
-                target: target.clone(),
-                arguments: params.get("arguments").and_then(Value::as_object).cloned(),
-            });
+            kept = Some((method, target.clone()));
         }
     }
     if let Some(check) = &config.headers {
         check
-            .check(pairs(), &value)
+            .check(header_pairs(headers), &value)
             .map_err(|error| (id(), error))?;
     }
+    // Every check has read the body: its arguments move into the extension.
+    let raw = kept.map(|(method, target)| RawArguments {
+        method,
+        target,
+        arguments: take_arguments(&mut value).map(Arc::new),
+    });
     Ok((bytes, raw))
+}
+
+/// The headers as `(name, value)` text pairs, for [`HeaderCheck`]; a value
+/// that is not UTF-8 reads as U+FFFD, which the check refuses as outside
+/// visible ASCII.
+fn header_pairs(headers: &HeaderMap) -> impl Iterator<Item = (&str, &str)> {
+    headers.iter().map(|(name, value)| {
+        let text = std::str::from_utf8(value.as_bytes()).unwrap_or("\u{fffd}");
+        (name.as_str(), text)
+    })
+}
+
+/// The `params.arguments` object of a screened body, taken out of it.
+fn take_arguments(body: &mut Value) -> Option<Map<String, Value>> {
+    let params = body.get_mut("params")?.as_object_mut()?;
+    match params.remove("arguments")? {
+        Value::Object(arguments) => Some(arguments),
+        _ => None,
+    }
 }
 
 #[cfg(feature = "tracing")]

@@ -51,6 +51,16 @@ impl RequestMeta {
             .get("_meta")
             .and_then(Value::as_object)
             .ok_or_else(|| RpcError::missing_meta("_meta"))?;
+        Self::from_meta(meta)
+    }
+
+    /// Reads the `_meta` object itself (what an SDK that parsed the
+    /// request already holds).
+    ///
+    /// # Errors
+    ///
+    /// As [`from_params`](Self::from_params), but for `_meta` itself.
+    pub fn from_meta(meta: &Map<String, Value>) -> Result<Self, RpcError> {
         let protocol_version = meta
             .get(META_PROTOCOL_VERSION)
             .and_then(Value::as_str)

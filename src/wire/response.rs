@@ -63,11 +63,22 @@ impl InputResponses {
         let raw = value
             .as_object()
             .ok_or_else(RpcError::invalid_input_responses)?;
+        Self::from_map(raw.clone())
+    }
+
+    /// Reads an untrusted `inputResponses` object (what an SDK that parsed
+    /// the request already holds).
+    ///
+    /// # Errors
+    ///
+    /// [`RpcError::invalid_input_responses`] when one of its values is not
+    /// an object.
+    pub fn from_map(raw: Map<String, Value>) -> Result<Self, RpcError> {
         if !raw.values().all(Value::is_object) {
             return Err(RpcError::invalid_input_responses());
         }
         Ok(Self {
-            raw: raw.clone(),
+            raw,
             parsed: OnceLock::new(),
         })
     }
