@@ -1,9 +1,11 @@
-//! What both example servers share: port and key from the environment, and
-//! serving on 127.0.0.1 the service the library's `McpServer` built
-//! (stateless for `2026-07-28` clients, sessions for `2025-11-25` ones).
+//! What the example servers share: port, key and replay guard from the
+//! environment, and serving on 127.0.0.1 the service the library's
+//! `McpServer` built (stateless for `2026-07-28` clients, sessions for
+//! `2025-11-25` ones).
 
 use mrtr_guard::MasterKey;
 use mrtr_guard::rmcp::McpService;
+use mrtr_guard::state::CodecBuilder;
 use rmcp::ServerHandler;
 
 /// The port from `--port N`, else `PORT`, else `default`.
@@ -35,6 +37,38 @@ pub fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
             );
             Ok(MasterKey::generate()?)
         }
+    }
+}
+
+/// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any
+/// (`redis://` or `rediss://`; `MRTR_GUARD_REDIS_CA`, the path of a PEM CA
+/// certificate to trust instead of the Mozilla roots), connected and
+/// checked at start-up: a Redis that may evict stops the server here, with
+/// the setting to change.
+#[cfg(feature = "redis")]
+pub async fn with_replay_guard(
+    codec: CodecBuilder,
+) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+    let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
+        return Ok(codec);
+    };
+    let mut guard = mrtr_guard::RedisReplayGuard::builder(url);
+    if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
+        guard = guard.ca_certificate_pem(std::fs::read(path)?);
+    }
+    // The message (what to set), not the variant, is what the operator reads.
+    let guard = guard.connect().await.map_err(|error| error.to_string())?;
+    Ok(codec.replay_guard(std::sync::Arc::new(guard)))
+}
+
+/// Without feature `redis`: `MRTR_GUARD_REDIS_URL` is refused, not ignored.
+#[cfg(not(feature = "redis"))]
+pub async fn with_replay_guard(
+    codec: CodecBuilder,
+) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+    match std::env::var_os("MRTR_GUARD_REDIS_URL") {
+        Some(_) => Err("MRTR_GUARD_REDIS_URL needs --features redis".into()),
+        None => Ok(codec),
     }
 }
 

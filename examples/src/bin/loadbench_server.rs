@@ -5,6 +5,9 @@
 //! - `ping`: a tool with no round, the baseline;
 //! - `ShipOrder`: the README's tool on mrtr-guard, sealed states;
 //! - `ShipOrderSigned`: the same on a signed codec;
+//! - `ShipOrderRedis`: the same, sealed, with the Redis replay guard
+//!   `MRTR_GUARD_REDIS_URL` names (built with `--features redis`; without
+//!   the variable the tool answers that it has no guard);
 //! - `ShipOrderRmcp`: the same tool on `rmcp`'s own `request-state` feature
 //!   (`RequestStateCodec`, as `examples/tests/demo/rmcp_macros.rs` writes it).
 //!
@@ -25,6 +28,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mrtr_guard::rmcp::{McpServer, RmcpFlow, ToolCall, ToolResponse, tool_response};
+use mrtr_guard::state::CodecBuilder;
 use mrtr_guard::{Flow, Form, FormFields, KeyRing, Mode, StateCodec};
 use mrtr_guard_examples::serve;
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -60,6 +64,7 @@ struct Tracking {
 struct Bench {
     sealed: RmcpFlow,
     signed: RmcpFlow,
+    redis: Option<RmcpFlow>,
     ship: Form,
     rmcp: Arc<RequestStateCodec>,
     tool_router: ToolRouter<Self>,
@@ -84,6 +89,17 @@ impl Bench {
     #[tool(name = "ShipOrderSigned")]
     async fn ship_order_signed(&self, call: ToolCall) -> ToolResponse {
         ship(&self.signed, &self.ship, call).await
+    }
+
+    /// Ship an order: asks for the tracking number (sealed states, each
+    /// opened once: the Redis replay guard).
+    #[tool(name = "ShipOrderRedis")]
+    async fn ship_order_redis(&self, call: ToolCall) -> ToolResponse {
+        let Some(flow) = &self.redis else {
+            let error = "ShipOrderRedis needs MRTR_GUARD_REDIS_URL".to_owned();
+            return Err(ErrorData::invalid_request(error, None));
+        };
+        ship(flow, &self.ship, call).await
     }
 
     /// Ship an order: asks for the tracking number (`rmcp`'s `request-state`).
@@ -143,18 +159,29 @@ impl ServerHandler for Bench {
     }
 }
 
-#[tokio::main]
+// One CPU (scripts/loadbench pins it): tokio's current-thread runtime, which
+// runs the ready tasks in turn, so that the Redis guard's connection driver
+// sends the keys of concurrent calls together.
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let port = serve::port(8080)?;
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
-    let codec = |mode| -> Result<StateCodec, Box<dyn std::error::Error>> {
+    let codec = |mode| -> Result<CodecBuilder, Box<dyn std::error::Error>> {
         let key = KeyRing::new(serve::master_key()?);
-        let builder = StateCodec::builder(audience.clone(), key).mode(mode);
-        Ok(builder.allow_anonymous().build()?)
+        Ok(StateCodec::builder(audience.clone(), key).mode(mode))
     };
-    let sealed = Flow::new(codec(Mode::Sealed)?);
-    let signed = RmcpFlow::anonymous(Flow::new(codec(Mode::Signed)?));
+    let sealed = Flow::new(codec(Mode::Sealed)?.allow_anonymous().build()?);
+    let signed = RmcpFlow::anonymous(Flow::new(codec(Mode::Signed)?.allow_anonymous().build()?));
+    let redis = match std::env::var_os("MRTR_GUARD_REDIS_URL") {
+        Some(_) => {
+            let guarded = serve::with_replay_guard(codec(Mode::Sealed)?).await?;
+            Some(RmcpFlow::anonymous(Flow::new(
+                guarded.allow_anonymous().build()?,
+            )))
+        }
+        None => None,
+    };
     let ship = Form::of::<Shipping>(MESSAGE)
         .build()
         .map_err(|error| format!("the form does not build: {error}"))?;
@@ -162,6 +189,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let bench = |sealed| Bench {
         sealed,
         signed,
+        redis,
         ship,
         rmcp,
         tool_router: Bench::tool_router(),

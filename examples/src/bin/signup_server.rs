@@ -30,39 +30,9 @@
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
 
-use mrtr_guard::state::CodecBuilder;
 use mrtr_guard::{KeyRing, StateCodec};
 use mrtr_guard_examples::serve;
 use mrtr_guard_examples::signup_service::Signup;
-
-/// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any,
-/// connected and checked at start-up: a Redis that may evict stops the
-/// server here, with the setting to change.
-#[cfg(feature = "redis")]
-async fn with_replay_guard(
-    codec: CodecBuilder,
-) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
-    let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
-        return Ok(codec);
-    };
-    let mut guard = mrtr_guard::RedisReplayGuard::builder(url);
-    if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
-        guard = guard.ca_certificate_pem(std::fs::read(path)?);
-    }
-    // The message (what to set), not the variant, is what the operator reads.
-    let guard = guard.connect().await.map_err(|error| error.to_string())?;
-    Ok(codec.replay_guard(std::sync::Arc::new(guard)))
-}
-
-#[cfg(not(feature = "redis"))]
-async fn with_replay_guard(
-    codec: CodecBuilder,
-) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
-    match std::env::var_os("MRTR_GUARD_REDIS_URL") {
-        Some(_) => Err("MRTR_GUARD_REDIS_URL needs --features redis".into()),
-        None => Ok(codec),
-    }
-}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -70,6 +40,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
-    let codec = with_replay_guard(codec).await?.build()?;
+    let codec = serve::with_replay_guard(codec).await?.build()?;
     serve::serve(port, Signup::service(codec)?).await
 }
