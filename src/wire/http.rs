@@ -216,23 +216,25 @@ pub fn screen_body(bytes: &[u8], limits: &Limits) -> Result<Value, RpcError> {
     parse_strict(bytes, limits).map_err(|error| RpcError::parse_error(&error.to_string()))
 }
 
-/// The request's headers by lower-case name, each at most once.
-struct Headers<'a>(Vec<(String, &'a str)>);
+/// The request's MCP headers by lower-case name, each at most once.
+struct Headers<'a>(Vec<(&'static str, &'a str)>);
+
+/// The headers [`HeaderCheck`] reads, by lower-case name.
+const MCP_HEADERS: [&str; 3] = ["mcp-protocol-version", "mcp-method", "mcp-name"];
 
 impl<'a> Headers<'a> {
     fn collect<I>(headers: I) -> Result<Self, RpcError>
     where
         I: IntoIterator<Item = (&'a str, &'a str)>,
     {
-        let mut seen: Vec<(String, &'a str)> = Vec::new();
+        let mut seen: Vec<(&'static str, &'a str)> = Vec::new();
         for (name, value) in headers {
-            let name = name.to_ascii_lowercase();
-            if !matches!(
-                name.as_str(),
-                "mcp-protocol-version" | "mcp-method" | "mcp-name"
-            ) {
+            let Some(name) = MCP_HEADERS
+                .into_iter()
+                .find(|known| name.eq_ignore_ascii_case(known))
+            else {
                 continue;
-            }
+            };
             let value = value.trim_matches([' ', '\t']);
             if !value
                 .bytes()
@@ -251,7 +253,7 @@ impl<'a> Headers<'a> {
     }
 
     fn get(&self, name: &str) -> Option<&'a str> {
-        self.0.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
+        self.0.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
     }
 }
 
@@ -298,6 +300,32 @@ mod tests {
             ),
             Ok(())
         );
+    }
+
+    #[test]
+    fn header_names_match_in_any_case_and_once() {
+        let list = body("tools/list", json!({"_meta": meta()}));
+        let mixed = [
+            ("mCp-PrOtOcOl-VeRsIoN", "2026-07-28"),
+            ("MCP-METHOD", "tools/list"),
+        ];
+        assert_eq!(check(&mixed, &list), Ok(()));
+        let twice = [
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/list"),
+            ("mcp-method", "tools/list"),
+        ];
+        assert_eq!(
+            check(&twice, &list).unwrap_err().code(),
+            RpcError::HEADER_MISMATCH
+        );
+        // Another header in the same spelling is not an MCP one.
+        let other = [
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/list"),
+            ("Mcp-Methods", "x\u{7f}"),
+        ];
+        assert_eq!(check(&other, &list), Ok(()));
     }
 
     #[test]
