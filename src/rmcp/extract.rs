@@ -16,6 +16,10 @@ use serde::Deserialize;
 use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
+use super::error::error_data;
+use super::legacy::LegacyRetry;
+use crate::wire::{ClientCapabilities, PROTOCOL_VERSION, RequestMeta, RpcError};
+
 /// What a `#[tool]` function's round needs from its `tools/call`: an `rmcp`
 /// extractor (`FromContextPart`). It keeps the tool name, the
 /// `inputResponses`, the `requestState`, the request's context (its `_meta`
@@ -39,18 +43,67 @@ pub struct ToolCall {
     pub(super) arguments: Option<Map<String, Value>>,
     pub(super) input_responses: Option<InputResponses>,
     pub(super) request_state: Option<String>,
-    pub(super) context: RequestContext<RoleServer>,
+    /// The request's HTTP parts (for the principal, and the arguments
+    /// `ScreenLayer` kept), when it came over HTTP.
+    pub(super) parts: Option<http::request::Parts>,
+    /// The request's `_meta`, read (or why it is refused).
+    pub(super) meta: Result<RequestMeta, ErrorData>,
 }
 
 impl<S> FromContextPart<ToolCallContext<'_, S>> for ToolCall {
     fn from_context_part(context: &mut ToolCallContext<'_, S>) -> Result<Self, ErrorData> {
+        let retry = context.request_state.is_some() || context.input_responses.is_some();
+        let cx = context.request_context();
         Ok(Self {
             name: context.name().to_owned(),
             arguments: context.arguments.clone(),
             input_responses: context.input_responses.clone(),
             request_state: context.request_state.clone(),
-            context: context.request_context().clone(),
+            parts: cx.extensions.get::<http::request::Parts>().cloned(),
+            meta: request_meta(cx, retry),
         })
+    }
+}
+
+/// What a round reads of an `rmcp` request's context: its HTTP parts, and
+/// its `_meta`, read.
+pub(super) struct Context<'a> {
+    pub(super) parts: Option<&'a http::request::Parts>,
+    pub(super) meta: Result<RequestMeta, ErrorData>,
+}
+
+impl<'a> Context<'a> {
+    /// The context of a request that is a retry (carries `requestState` or
+    /// `inputResponses`) or not.
+    pub(super) fn of(cx: &'a RequestContext<RoleServer>, retry: bool) -> Self {
+        Self {
+            parts: cx.extensions.get::<http::request::Parts>(),
+            meta: request_meta(cx, retry),
+        }
+    }
+}
+
+/// The request's `_meta`. A retry (`requestState` or `inputResponses`)
+/// must declare 2026-07-28 in it, unless [`Legacy`](super::Legacy) made it;
+/// a round 1 without one (a legacy session, no per-request `_meta`) reads
+/// the capabilities rmcp knows.
+fn request_meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, ErrorData> {
+    match RequestMeta::from_meta(&cx.meta.0.0) {
+        Ok(meta) if retry && meta.protocol_version() != PROTOCOL_VERSION => Err(error_data(
+            RpcError::unsupported_protocol_version(meta.protocol_version(), &[PROTOCOL_VERSION]),
+        )),
+        Ok(meta) => Ok(meta),
+        Err(error) if retry && cx.extensions.get::<LegacyRetry>().is_none() => {
+            Err(error_data(error))
+        }
+        Err(_) => {
+            let capabilities = cx
+                .client_capabilities()
+                .and_then(|caps| serde_json::to_value(caps).ok())
+                .and_then(|caps| ClientCapabilities::from_json(&caps).ok())
+                .unwrap_or_default();
+            Ok(RequestMeta::new("", capabilities))
+        }
     }
 }
 

@@ -10,15 +10,12 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use super::error::error_data;
-use super::extract::{BoundArgs, ToolCall};
-use super::legacy::LegacyRetry;
+use super::extract::{BoundArgs, Context, ToolCall};
 use crate::runtime::{Call, Flow, Misuse, Opened, Round};
 #[cfg(feature = "tower")]
 use crate::tower::service::RawArguments;
 use crate::wire::Method;
-use crate::wire::{
-    CallParams, ClientCapabilities, InputResponses, PROTOCOL_VERSION, RequestMeta, RpcError,
-};
+use crate::wire::{CallParams, InputResponses, RpcError};
 
 /// Derives the principal from a request's HTTP parts (headers, and
 /// extensions an authentication layer inserted). `None` means anonymous.
@@ -98,9 +95,12 @@ impl RmcpFlow {
             Method::ToolsCall,
             params.name.as_ref(),
             params.arguments.as_ref(),
-            params.input_responses.as_ref(),
-            params.request_state.as_deref(),
-            cx,
+            params.input_responses.clone(),
+            params.request_state.clone(),
+            Context::of(
+                cx,
+                params.request_state.is_some() || params.input_responses.is_some(),
+            ),
             Arguments::Given,
         )
         .await
@@ -120,9 +120,12 @@ impl RmcpFlow {
             Method::PromptsGet,
             params.name.as_str(),
             params.arguments.as_ref(),
-            params.input_responses.as_ref(),
-            params.request_state.as_deref(),
-            cx,
+            params.input_responses.clone(),
+            params.request_state.clone(),
+            Context::of(
+                cx,
+                params.request_state.is_some() || params.input_responses.is_some(),
+            ),
             Arguments::Given,
         )
         .await
@@ -142,9 +145,12 @@ impl RmcpFlow {
             Method::ResourcesRead,
             params.uri.as_str(),
             None,
-            params.input_responses.as_ref(),
-            params.request_state.as_deref(),
-            cx,
+            params.input_responses.clone(),
+            params.request_state.clone(),
+            Context::of(
+                cx,
+                params.request_state.is_some() || params.input_responses.is_some(),
+            ),
             Arguments::Given,
         )
         .await
@@ -163,8 +169,8 @@ impl RmcpFlow {
     /// # Errors
     ///
     /// As [`tool_round`](Self::tool_round).
-    pub async fn round(&self, call: ToolCall) -> Result<Round<'_>, ErrorData> {
-        let arguments = call.arguments.clone();
+    pub async fn round(&self, mut call: ToolCall) -> Result<Round<'_>, ErrorData> {
+        let arguments = call.arguments.take();
         self.call_round(call, arguments.as_ref()).await
     }
 
@@ -189,13 +195,25 @@ impl RmcpFlow {
         call: ToolCall,
         arguments: Option<&Map<String, Value>>,
     ) -> Result<Round<'_>, ErrorData> {
+        let ToolCall {
+            name,
+            input_responses,
+            request_state,
+            parts,
+            meta,
+            ..
+        } = call;
+        let context = Context {
+            parts: parts.as_ref(),
+            meta,
+        };
         self.open_round(
             Method::ToolsCall,
-            &call.name,
+            &name,
             arguments,
-            call.input_responses.as_ref(),
-            call.request_state.as_deref(),
-            &call.context,
+            input_responses,
+            request_state,
+            context,
             Arguments::Copied,
         )
         .await
@@ -212,14 +230,13 @@ impl RmcpFlow {
         method: Method,
         target: &str,
         arguments: Option<&Map<String, Value>>,
-        responses: Option<&::rmcp::model::InputResponses>,
-        state: Option<&str>,
-        cx: &RequestContext<RoleServer>,
+        responses: Option<::rmcp::model::InputResponses>,
+        state: Option<String>,
+        context: Context<'_>,
         source: Arguments,
     ) -> Result<Round<'_>, ErrorData> {
-        let retry = state.is_some() || responses.is_some();
-        let arguments = bound_arguments(method, target, arguments, cx, source)?;
-        let mut params = CallParams::new(method, target, meta(cx, retry)?);
+        let arguments = bound_arguments(method, target, arguments, context.parts, source)?;
+        let mut params = CallParams::new(method, target, context.meta?);
         if let Some(arguments) = arguments {
             params = params.with_arguments(arguments.clone());
         }
@@ -229,7 +246,7 @@ impl RmcpFlow {
         if let Some(state) = state {
             params = params.with_request_state(state);
         }
-        let call = match self.principal(cx) {
+        let call = match self.principal(context.parts) {
             Some(principal) => Call::new(params).with_principal(principal),
             None if !self.flow.codec().allows_anonymous() => {
                 log_unauthenticated();
@@ -243,10 +260,8 @@ impl RmcpFlow {
 
     /// Who is calling, from the request's HTTP parts through the
     /// principal function; `None` without HTTP parts.
-    fn principal(&self, cx: &RequestContext<RoleServer>) -> Option<String> {
-        cx.extensions
-            .get::<http::request::Parts>()
-            .and_then(|parts| (self.principal)(parts))
+    fn principal(&self, parts: Option<&http::request::Parts>) -> Option<String> {
+        parts.and_then(|parts| (self.principal)(parts))
     }
 
     /// Opens the call's state: awaiting the replay guard's async face (the
@@ -292,10 +307,10 @@ fn bound_arguments<'a>(
     method: Method,
     target: &str,
     arguments: Option<&'a Map<String, Value>>,
-    cx: &'a RequestContext<RoleServer>,
+    parts: Option<&'a http::request::Parts>,
     source: Arguments,
 ) -> Result<Option<&'a Map<String, Value>>, ErrorData> {
-    let Some(parts) = cx.extensions.get::<http::request::Parts>() else {
+    let Some(parts) = parts else {
         return Ok(arguments);
     };
     match raw_arguments(parts) {
@@ -332,32 +347,8 @@ fn log_unauthenticated() {
 #[cfg(not(feature = "tracing"))]
 fn log_unauthenticated() {}
 
-/// The request's `_meta`. A retry (`requestState` or `inputResponses`)
-/// must declare 2026-07-28 in it, unless [`Legacy`](super::Legacy) made it;
-/// a round 1 without one (a legacy session, no per-request `_meta`) reads
-/// the capabilities rmcp knows.
-fn meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, ErrorData> {
-    match RequestMeta::from_meta(&cx.meta.0.0) {
-        Ok(meta) if retry && meta.protocol_version() != PROTOCOL_VERSION => Err(error_data(
-            RpcError::unsupported_protocol_version(meta.protocol_version(), &[PROTOCOL_VERSION]),
-        )),
-        Ok(meta) => Ok(meta),
-        Err(error) if retry && cx.extensions.get::<LegacyRetry>().is_none() => {
-            Err(error_data(error))
-        }
-        Err(_) => {
-            let capabilities = cx
-                .client_capabilities()
-                .and_then(|caps| serde_json::to_value(caps).ok())
-                .and_then(|caps| ClientCapabilities::from_json(&caps).ok())
-                .unwrap_or_default();
-            Ok(RequestMeta::new("", capabilities))
-        }
-    }
-}
-
-/// `rmcp`'s `inputResponses` as ours, checked as the wire types check them.
-fn input_responses(responses: &::rmcp::model::InputResponses) -> Result<InputResponses, ErrorData> {
-    let raw = responses.iter().map(|(k, v)| (k.clone(), v.clone()));
-    InputResponses::from_map(raw.collect()).map_err(error_data)
+/// `rmcp`'s `inputResponses` as ours (moved, not copied), checked as the
+/// wire types check them.
+fn input_responses(responses: ::rmcp::model::InputResponses) -> Result<InputResponses, ErrorData> {
+    InputResponses::from_map(responses.into_iter().collect()).map_err(error_data)
 }

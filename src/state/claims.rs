@@ -38,12 +38,11 @@ impl FlowId {
     }
 }
 
+/// Lower-case hexadecimal, written in one piece (the Redis guard's key
+/// holds it, once per retry), not one formatted write per byte.
 impl fmt::Display for FlowId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for byte in &self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        Ok(())
+        write!(f, "{:032x}", u128::from_be_bytes(self.0))
     }
 }
 
@@ -397,5 +396,23 @@ impl<A> fmt::Debug for Claims<A> {
             .field("meta", &self.meta)
             .field("contents", &self.contents)
             .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FlowId;
+
+    #[test]
+    fn a_flow_id_displays_as_lower_case_hex() {
+        let id = FlowId::from_bytes([
+            0x00, 0x01, 0x0f, 0x10, 0x7f, 0x80, 0xab, 0xcd, 0xef, 0xfe, 0xff, 0x2a, 0x3c, 0x4d,
+            0x5e, 0x69,
+        ]);
+        assert_eq!(id.to_string(), "00010f107f80abcdeffeff2a3c4d5e69");
+        assert_eq!(
+            format!("{id:?}"),
+            "FlowId(00010f107f80abcdeffeff2a3c4d5e69)"
+        );
     }
 }

@@ -187,11 +187,11 @@ where
     let id = || value.get("id").cloned().unwrap_or(Value::Null);
     let mut kept = None;
     if let Some((method, params)) = retry_params(&value) {
-        let (responses, state) = retry_fields(params).map_err(|error| (id(), error))?;
+        let retry = retry_fields(params).map_err(|error| (id(), error))?;
         // A retry speaks 2026-07-28, in its headers and its `_meta`, and
         // its headers say what its body says: a gateway that routes,
         // authorises or audits by them sees the round with the side effect.
-        if responses.is_some() || state.is_some() {
+        if retry.is_retry() {
             HeaderCheck::default()
                 .check(header_pairs(headers), &value)
                 .map_err(|error| (id(), error))?;

@@ -118,13 +118,10 @@ impl HeaderCheck {
         }
         let null = Value::Null;
         let params = body.get("params").unwrap_or(&null);
-        if body.get("id").is_some() {
-            let meta = RequestMeta::from_params(params)?;
-            if meta.protocol_version() != version {
-                return Err(RpcError::header_mismatch(
-                    "MCP-Protocol-Version header does not match _meta protocolVersion",
-                ));
-            }
+        if body.get("id").is_some() && RequestMeta::declared_version(params)? != version {
+            return Err(RpcError::header_mismatch(
+                "MCP-Protocol-Version header does not match _meta protocolVersion",
+            ));
         }
         let name_key = match method {
             "tools/call" | "prompts/get" => "name",

@@ -47,11 +47,7 @@ impl RequestMeta {
     /// [`RpcError::missing_meta`] (HTTP 400) when `_meta`, its protocol
     /// version (a string) or its client capabilities (an object) is missing.
     pub fn from_params(params: &Value) -> Result<Self, RpcError> {
-        let meta = params
-            .get("_meta")
-            .and_then(Value::as_object)
-            .ok_or_else(|| RpcError::missing_meta("_meta"))?;
-        Self::from_meta(meta)
+        Self::from_meta(meta_of(params)?)
     }
 
     /// Reads the `_meta` object itself (what an SDK that parsed the
@@ -61,18 +57,18 @@ impl RequestMeta {
     ///
     /// As [`from_params`](Self::from_params), but for `_meta` itself.
     pub fn from_meta(meta: &Map<String, Value>) -> Result<Self, RpcError> {
-        let protocol_version = meta
-            .get(META_PROTOCOL_VERSION)
-            .and_then(Value::as_str)
-            .ok_or_else(|| RpcError::missing_meta(META_PROTOCOL_VERSION))?;
-        let capabilities = meta
-            .get(META_CLIENT_CAPABILITIES)
-            .filter(|c| c.is_object())
-            .ok_or_else(|| RpcError::missing_meta(META_CLIENT_CAPABILITIES))?;
+        let (protocol_version, capabilities) = read_meta(meta)?;
         Ok(Self {
             protocol_version: protocol_version.to_owned(),
             capabilities: ClientCapabilities::from_json(capabilities)?,
         })
+    }
+
+    /// The protocol version `params._meta` declares, checked as
+    /// [`from_params`](Self::from_params) checks it, without a copy of the
+    /// capabilities.
+    pub(crate) fn declared_version(params: &Value) -> Result<&str, RpcError> {
+        read_meta(meta_of(params)?).map(|(version, _)| version)
     }
 
     /// The protocol version the request declares.
@@ -86,6 +82,28 @@ impl RequestMeta {
     pub fn capabilities(&self) -> &ClientCapabilities {
         &self.capabilities
     }
+}
+
+/// `params._meta`, an object.
+fn meta_of(params: &Value) -> Result<&Map<String, Value>, RpcError> {
+    params
+        .get("_meta")
+        .and_then(Value::as_object)
+        .ok_or_else(|| RpcError::missing_meta("_meta"))
+}
+
+/// A `_meta`'s protocol version (a string) and client capabilities (an
+/// object), read in place.
+fn read_meta(meta: &Map<String, Value>) -> Result<(&str, &Value), RpcError> {
+    let protocol_version = meta
+        .get(META_PROTOCOL_VERSION)
+        .and_then(Value::as_str)
+        .ok_or_else(|| RpcError::missing_meta(META_PROTOCOL_VERSION))?;
+    let capabilities = meta
+        .get(META_CLIENT_CAPABILITIES)
+        .filter(|c| c.is_object())
+        .ok_or_else(|| RpcError::missing_meta(META_CLIENT_CAPABILITIES))?;
+    Ok((protocol_version, capabilities))
 }
 
 /// The params of a `tools/call`, `prompts/get` or `resources/read`, read from
@@ -157,13 +175,16 @@ impl CallParams {
                 ));
             }
         };
-        let (input_responses, request_state) = retry_fields(object)?;
+        let retry = retry_fields(object)?;
         Ok(Self {
             method,
             target: target.to_owned(),
             arguments,
-            input_responses,
-            request_state,
+            input_responses: retry
+                .input_responses
+                .cloned()
+                .map(InputResponses::from_checked),
+            request_state: retry.request_state.map(str::to_owned),
             meta,
         })
     }
@@ -249,19 +270,33 @@ impl CallParams {
 /// [`RpcError::invalid_request_state`] for a `requestState` that is not a
 /// string (checked first); [`RpcError::invalid_input_responses`] for a
 /// malformed `inputResponses`.
-pub(crate) fn retry_fields(
-    params: &Map<String, Value>,
-) -> Result<(Option<InputResponses>, Option<String>), RpcError> {
+pub(crate) fn retry_fields(params: &Map<String, Value>) -> Result<RetryFields<'_>, RpcError> {
     let request_state = match params.get("requestState") {
         None => None,
-        Some(Value::String(state)) => Some(state.clone()),
+        Some(Value::String(state)) => Some(state.as_str()),
         Some(_) => return Err(RpcError::invalid_request_state()),
     };
     let input_responses = params
         .get("inputResponses")
-        .map(InputResponses::from_json)
+        .map(InputResponses::checked)
         .transpose()?;
-    Ok((input_responses, request_state))
+    Ok(RetryFields {
+        input_responses,
+        request_state,
+    })
+}
+
+/// A call's retry fields, checked and read in place.
+pub(crate) struct RetryFields<'a> {
+    pub(crate) input_responses: Option<&'a Map<String, Value>>,
+    pub(crate) request_state: Option<&'a str>,
+}
+
+impl RetryFields<'_> {
+    /// Whether the call is a retry: it carries either field.
+    pub(crate) fn is_retry(&self) -> bool {
+        self.input_responses.is_some() || self.request_state.is_some()
+    }
 }
 
 #[cfg(test)]

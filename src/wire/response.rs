@@ -60,10 +60,7 @@ impl InputResponses {
     /// [`RpcError::invalid_input_responses`] when `value` is not an object or
     /// one of its values is not an object.
     pub fn from_json(value: &Value) -> Result<Self, RpcError> {
-        let raw = value
-            .as_object()
-            .ok_or_else(RpcError::invalid_input_responses)?;
-        Self::from_map(raw.clone())
+        Self::checked(value).map(|raw| Self::from_checked(raw.clone()))
     }
 
     /// Reads an untrusted `inputResponses` object (what an SDK that parsed
@@ -77,10 +74,24 @@ impl InputResponses {
         if !raw.values().all(Value::is_object) {
             return Err(RpcError::invalid_input_responses());
         }
-        Ok(Self {
+        Ok(Self::from_checked(raw))
+    }
+
+    /// An untrusted `inputResponses` value, checked as
+    /// [`from_json`](Self::from_json) checks it, in place.
+    pub(crate) fn checked(value: &Value) -> Result<&Map<String, Value>, RpcError> {
+        value
+            .as_object()
+            .filter(|raw| raw.values().all(Value::is_object))
+            .ok_or_else(RpcError::invalid_input_responses)
+    }
+
+    /// A map [`checked`](Self::checked) already.
+    pub(crate) fn from_checked(raw: Map<String, Value>) -> Self {
+        Self {
             raw,
             parsed: OnceLock::new(),
-        })
+        }
     }
 
     /// The answer under `key`, classified.
