@@ -594,36 +594,22 @@ impl StateCodec {
         let mut seen = Seen::default();
         let opened = match self.verify_seen(token, binding, now, &mut seen) {
             Err(error) => Err(error),
-            Ok((claims, principal)) => {
-                match (&self.replay, principal, self.retain_until(&claims)) {
-                    (None, _, _) => Ok(claims),
-                    (Some(_), _, Err(error)) => Err(error),
-                    (Some(_), None, Ok(_)) => Err(no_principal_key()),
-                    (Some(guard), Some(principal), Ok(retain_until)) => {
-                        let consumed = match guard.as_async() {
-                            Some(guard) => {
-                                guard
-                                    .consume_for_async(
-                                        principal,
-                                        claims.flow_id(),
-                                        claims.round(),
-                                        retain_until,
-                                        now,
-                                    )
-                                    .await
-                            }
-                            None => guard.consume_for(
-                                principal,
-                                claims.flow_id(),
-                                claims.round(),
-                                retain_until,
-                                now,
-                            ),
-                        };
-                        consumed.map(|()| claims).map_err(StateError::from_replay)
-                    }
+            Ok((claims, principal)) => match self.to_consume(principal, &claims) {
+                Err(error) => Err(error),
+                Ok(None) => Ok(claims),
+                Ok(Some((guard, principal, retain_until))) => {
+                    let (flow_id, round) = (claims.flow_id(), claims.round());
+                    let consumed = match guard.as_async() {
+                        Some(guard) => {
+                            guard
+                                .consume_for_async(principal, flow_id, round, retain_until, now)
+                                .await
+                        }
+                        None => guard.consume_for(principal, flow_id, round, retain_until, now),
+                    };
+                    consumed.map(|()| claims).map_err(StateError::from_replay)
                 }
-            }
+            },
         };
         if let Err(error) = &opened {
             seen.refused(error);
@@ -639,19 +625,37 @@ impl StateCodec {
         claims: &Claims<A>,
         now: OffsetDateTime,
     ) -> Result<(), StateError> {
-        let Some(guard) = &self.replay else {
+        let Some((guard, principal, retain_until)) = self.to_consume(principal, claims)? else {
             return Ok(());
         };
-        let principal = principal.ok_or_else(no_principal_key)?;
         guard
             .consume_for(
                 principal,
                 claims.flow_id(),
                 claims.round(),
-                self.retain_until(claims)?,
+                retain_until,
                 now,
             )
             .map_err(StateError::from_replay)
+    }
+
+    /// What consuming a verified token takes: the replay guard, the
+    /// principal's key and how long the guard keeps the use; `None` without
+    /// a guard. Under a guard a missing principal key fails closed.
+    fn to_consume<A>(
+        &self,
+        principal: Option<PrincipalKey>,
+        claims: &Claims<A>,
+    ) -> Result<Option<(&dyn ReplayGuard, PrincipalKey, OffsetDateTime)>, StateError> {
+        let Some(guard) = &self.replay else {
+            return Ok(None);
+        };
+        let principal = principal.ok_or_else(no_principal_key)?;
+        Ok(Some((
+            guard.as_ref(),
+            principal,
+            self.retain_until(claims)?,
+        )))
     }
 
     /// Whether opening may block a thread on the replay guard's store: a

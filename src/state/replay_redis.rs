@@ -327,14 +327,31 @@ impl RedisReplayGuard {
     }
 }
 
+impl RedisReplayGuard {
+    /// The sync face's consume: on the guard's own runtime, with its own
+    /// connection.
+    fn consume_sync(
+        &self,
+        principal: Option<PrincipalKey>,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        let inner = Arc::clone(&self.inner);
+        self.inner.run_sync(async move {
+            let slot = &inner.sync_shared;
+            inner
+                .consume(slot, principal, flow_id, round, retain_until, now)
+                .await
+        })
+    }
+}
+
 impl Inner {
     async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
         let ping = redis::cmd("PING");
-        self.run(slot, |mut conn| {
-            let ping = &ping;
-            async move { conn.send(ping).await }
-        })
-        .await?;
+        self.send(slot, &ping).await?;
         if self.check_policy {
             let mut conn = self.connection(slot).await?;
             let policies = self
@@ -478,6 +495,12 @@ impl Inner {
         }
     }
 
+    /// [`run`](Self::run) for one command.
+    async fn send(&self, slot: &Mutex<Option<Conn>>, command: &Cmd) -> Result<Value, ReplayError> {
+        self.run(slot, |mut conn| async move { conn.send(command).await })
+            .await
+    }
+
     async fn consume(
         &self,
         slot: &Mutex<Option<Conn>>,
@@ -500,12 +523,7 @@ impl Inner {
                 .arg(share)
                 .arg(format!("{flow_id}:{round}"))
                 .arg(ttl_ms);
-            let admitted = self
-                .run(slot, |mut conn| {
-                    let script = &script;
-                    async move { conn.send(script).await }
-                })
-                .await?;
+            let admitted = self.send(slot, &script).await?;
             match admitted {
                 Value::Int(1) => {}
                 Value::Int(0) => return Err(ReplayError::ShareExceeded { share }),
@@ -515,13 +533,7 @@ impl Inner {
         let mut set = redis::cmd("SET");
         set.arg(&key).arg(1).arg("NX").arg("PX").arg(ttl_ms);
         let reply = match self.wait {
-            None => {
-                self.run(slot, |mut conn| {
-                    let set = &set;
-                    async move { conn.send(set).await }
-                })
-                .await?
-            }
+            None => self.send(slot, &set).await?,
             Some((replicas, timeout)) => {
                 let mut pipeline = redis::pipe();
                 pipeline
@@ -667,12 +679,7 @@ impl ReplayGuard for RedisReplayGuard {
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
-        let inner = Arc::clone(&self.inner);
-        self.inner.run_sync(async move {
-            inner
-                .consume(&inner.sync_shared, None, flow_id, round, retain_until, now)
-                .await
-        })
+        self.consume_sync(None, flow_id, round, retain_until, now)
     }
 
     fn consume_for(
@@ -683,13 +690,7 @@ impl ReplayGuard for RedisReplayGuard {
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
-        let inner = Arc::clone(&self.inner);
-        self.inner.run_sync(async move {
-            let slot = &inner.sync_shared;
-            inner
-                .consume(slot, Some(principal), flow_id, round, retain_until, now)
-                .await
-        })
+        self.consume_sync(Some(principal), flow_id, round, retain_until, now)
     }
 
     fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
