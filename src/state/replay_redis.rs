@@ -9,8 +9,9 @@
 //!
 //! The guard is async on tokio: one multiplexed connection (or Redis
 //! Cluster's async client) carries every call, and a call holds no thread
-//! while Redis answers. Its sync face, for sync callers, runs the same
-//! future on a small runtime of the guard's own.
+//! while Redis answers. The `SET`s of concurrent calls go to Redis together,
+//! one batch at a time (`commit`). Its sync face, for sync callers, runs the
+//! same future on a small runtime of the guard's own.
 
 use std::fmt;
 use std::sync::mpsc;
@@ -28,6 +29,8 @@ use redis::{
 use rustls::pki_types::CertificateDer;
 use rustls::pki_types::pem::PemObject;
 use time::OffsetDateTime;
+
+mod commit;
 
 use crate::state::claims::FlowId;
 use crate::state::replay::{
@@ -69,13 +72,16 @@ use crate::state::replay::{
 /// message names the kind of failure and never the URL or its credentials.
 /// Each timeout bounds a whole phase, not each read: opening a connection
 /// (TCP, TLS handshake, `AUTH`, `SELECT`, the policy check) ends within the
-/// connect timeout, and each command within the command timeout. A
-/// connection that failed is dropped; the next call reconnects, and a call
-/// that finds its connection closed (Redis restarted) sends its command once
-/// more on a new one.
+/// connect timeout, and each command within the command timeout. The keys
+/// of concurrent calls are sent together, one batch at a time, as one
+/// pipeline (on a cluster, one per key, all at once): a call waits at most
+/// for the batch before its own, then its own. A connection that failed is
+/// dropped; the next batch reconnects, and a batch that finds its
+/// connection closed (Redis restarted) is sent once more on a new one.
 ///
 /// <div class="warning">A call that times out after Redis applied the
-/// <code>SET</code> leaves the token consumed: the client's retry of it is then
+/// <code>SET</code>, or whose batch is sent again after its connection closed
+/// half-way, leaves the token consumed: the client's retry of it is then
 /// refused as a replay. That is the safe side; keep the command timeout well
 /// above Redis' normal latency.</div>
 ///
@@ -146,11 +152,43 @@ struct Inner {
     wait: Option<(u32, Duration)>,
     check_policy: bool,
     /// The connection async callers share, made on their runtime.
-    shared: Mutex<Option<Conn>>,
+    shared: Slot,
     /// The connection of the sync face, made on `background`.
-    sync_shared: Mutex<Option<Conn>>,
+    sync_shared: Slot,
     /// The runtime the sync face runs on, made on its first call.
     background: OnceLock<Option<tokio::runtime::Runtime>>,
+}
+
+/// Which of the guard's two connections a call uses.
+#[derive(Clone, Copy)]
+enum Face {
+    /// Async callers, on their runtime.
+    Async,
+    /// Sync callers, on the guard's own runtime.
+    Sync,
+}
+
+/// A connection (once made) and the calls queued for its next batch.
+#[derive(Default)]
+struct Slot {
+    conn: Mutex<Option<Conn>>,
+    queue: commit::Queue,
+}
+
+/// One face's connection, as the group commit sends through it.
+struct Committing(Arc<Inner>, Face);
+
+impl commit::Committer for Committing {
+    fn queue(&self) -> &commit::Queue {
+        &self.0.slot(self.1).queue
+    }
+
+    fn set_all(
+        &self,
+        batch: &[commit::Entry],
+    ) -> impl Future<Output = Vec<Result<(), ReplayError>>> + Send {
+        self.0.set_all(self.1, batch)
+    }
 }
 
 /// One node's multiplexed connection, or a cluster's.
@@ -169,16 +207,42 @@ impl Conn {
         .and_then(Value::extract_error)
     }
 
-    async fn send_pipeline(
+    /// The replies to each entry's `SET` and, with `wait`, to the `WAIT`
+    /// after it: on one node, one pipeline for the whole batch (one `WAIT`
+    /// covers every `SET` before it on the connection); on a cluster, whose
+    /// keys are on many nodes, one pipeline per key, all at once.
+    async fn set_all(
         &mut self,
-        pipeline: &redis::Pipeline,
-    ) -> Result<Vec<Value>, RedisError> {
-        let count = pipeline.len();
+        batch: &[commit::Entry],
+        wait: Option<(u32, Duration)>,
+    ) -> Result<Vec<Vec<Value>>, RedisError> {
         match self {
-            Self::Single(conn) => conn.req_packed_commands(pipeline, 0, count).await,
-            Self::Cluster(conn) => conn.req_packed_commands(pipeline, 0, count).await,
+            Self::Single(conn) => {
+                let pipeline = set_pipeline(batch, wait);
+                let mut replies = conn
+                    .req_packed_commands(&pipeline, 0, pipeline.len())
+                    .await?;
+                let acked = match wait {
+                    Some(_) => replies.pop(),
+                    None => None,
+                };
+                Ok(replies
+                    .into_iter()
+                    .map(|set| [Some(set), acked.clone()].into_iter().flatten().collect())
+                    .collect())
+            }
+            Self::Cluster(conn) => {
+                let sends = batch.iter().map(|entry| {
+                    let mut conn = conn.clone();
+                    let pipeline = set_pipeline([entry], wait);
+                    async move { conn.req_packed_commands(&pipeline, 0, pipeline.len()).await }
+                });
+                futures_util::future::join_all(sends)
+                    .await
+                    .into_iter()
+                    .collect()
+            }
         }
-        .and_then(|replies| replies.into_iter().map(Value::extract_error).collect())
     }
 
     /// `CONFIG GET maxmemory-policy`, on every master of a cluster: the
@@ -311,7 +375,7 @@ impl RedisReplayGuard {
     ///
     /// [`ReplayError::Unavailable`] when it does not, naming why.
     pub async fn health_check(&self) -> Result<(), ReplayError> {
-        self.inner.health_check(&self.inner.shared).await
+        self.inner.health_check(&self.inner.shared.conn).await
     }
 
     /// [`health_check`](Self::health_check) for sync callers: blocks the
@@ -323,7 +387,7 @@ impl RedisReplayGuard {
     pub fn ping(&self) -> Result<(), ReplayError> {
         let inner = Arc::clone(&self.inner);
         self.inner
-            .run_sync(async move { inner.health_check(&inner.sync_shared).await })
+            .run_sync(async move { inner.health_check(&inner.sync_shared.conn).await })
     }
 }
 
@@ -340,9 +404,8 @@ impl RedisReplayGuard {
     ) -> Result<(), ReplayError> {
         let inner = Arc::clone(&self.inner);
         self.inner.run_sync(async move {
-            let slot = &inner.sync_shared;
             inner
-                .consume(slot, principal, flow_id, round, retain_until, now)
+                .consume(Face::Sync, principal, flow_id, round, retain_until, now)
                 .await
         })
     }
@@ -377,9 +440,11 @@ impl Inner {
     /// checks the eviction policy: all within the connect timeout.
     async fn open(&self) -> Result<Conn, ConnectError> {
         let opening = async {
+            // The response timeout is ours: `run` bounds each command and
+            // this whole opening, one timer each, not two.
             let config = AsyncConnectionConfig::new()
                 .set_connection_timeout(Some(self.connect_timeout))
-                .set_response_timeout(Some(self.connect_timeout));
+                .set_response_timeout(None);
             let mut single = self
                 .client
                 .get_multiplexed_async_connection_with_config(&config)
@@ -412,10 +477,6 @@ impl Inner {
                     }
                     Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
                 }
-            }
-            let mut conn = conn;
-            if let Conn::Single(single) = &mut conn {
-                single.set_response_timeout(self.command_timeout);
             }
             Ok(conn)
         };
@@ -502,8 +563,8 @@ impl Inner {
     }
 
     async fn consume(
-        &self,
-        slot: &Mutex<Option<Conn>>,
+        self: &Arc<Self>,
+        face: Face,
         principal: Option<PrincipalKey>,
         flow_id: FlowId,
         round: u32,
@@ -523,52 +584,39 @@ impl Inner {
                 .arg(share)
                 .arg(format!("{flow_id}:{round}"))
                 .arg(ttl_ms);
-            let admitted = self.send(slot, &script).await?;
+            let admitted = self.send(&self.slot(face).conn, &script).await?;
             match admitted {
                 Value::Int(1) => {}
                 Value::Int(0) => return Err(ReplayError::ShareExceeded { share }),
                 _ => return Err(unexpected("EVAL")),
             }
         }
-        let mut set = redis::cmd("SET");
-        set.arg(&key).arg(1).arg("NX").arg("PX").arg(ttl_ms);
-        let reply = match self.wait {
-            None => self.send(slot, &set).await?,
-            Some((replicas, timeout)) => {
-                let mut pipeline = redis::pipe();
-                pipeline
-                    .add_command(set.clone())
-                    .cmd("WAIT")
-                    .arg(replicas)
-                    .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
-                let replies = self
-                    .run(slot, |mut conn| {
-                        let pipeline = &pipeline;
-                        async move { conn.send_pipeline(pipeline).await }
-                    })
-                    .await?;
-                let mut replies = replies.into_iter();
-                let (Some(reply), Some(acked)) = (replies.next(), replies.next()) else {
-                    return Err(unexpected("SET and WAIT"));
-                };
-                if reply == Value::Okay {
-                    match acked {
-                        Value::Int(acked) if acked >= i64::from(replicas) => {}
-                        Value::Int(_) => {
-                            return Err(ReplayError::Unavailable(format!(
-                                "fewer than {replicas} redis replicas acknowledged the entry in time"
-                            )));
-                        }
-                        _ => return Err(unexpected("WAIT")),
-                    }
-                }
-                reply
-            }
-        };
-        match reply {
-            Value::Okay => Ok(()),
-            Value::Nil => Err(ReplayError::Replayed),
-            _ => Err(unexpected("SET NX")),
+        commit::set(Committing(Arc::clone(self), face), key, ttl_ms).await
+    }
+
+    fn slot(&self, face: Face) -> &Slot {
+        match face {
+            Face::Async => &self.shared,
+            Face::Sync => &self.sync_shared,
+        }
+    }
+
+    /// Sends a batch of `SET`s on `face`'s connection (see
+    /// [`run`](Self::run)): each entry's outcome, in order.
+    async fn set_all(&self, face: Face, batch: &[commit::Entry]) -> Vec<Result<(), ReplayError>> {
+        let wait = self.wait;
+        let sent = self
+            .run(&self.slot(face).conn, |mut conn| async move {
+                conn.set_all(batch, wait).await
+            })
+            .await;
+        match sent {
+            Ok(replies) if replies.len() == batch.len() => replies
+                .into_iter()
+                .map(|replies| outcome(replies, wait))
+                .collect(),
+            Ok(_) => vec![Err(unexpected("the batch of SET NX")); batch.len()],
+            Err(error) => vec![Err(error); batch.len()],
         }
     }
 
@@ -634,6 +682,53 @@ if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then
 end
 return 1
 ";
+
+/// `SET key 1 NX PX ttl` for each entry, then, with `wait`, one `WAIT
+/// replicas timeout`.
+fn set_pipeline<'a>(
+    batch: impl IntoIterator<Item = &'a commit::Entry>,
+    wait: Option<(u32, Duration)>,
+) -> redis::Pipeline {
+    let mut pipeline = redis::pipe();
+    for entry in batch {
+        pipeline
+            .cmd("SET")
+            .arg(&entry.key)
+            .arg(1)
+            .arg("NX")
+            .arg("PX")
+            .arg(entry.ttl_ms);
+    }
+    if let Some((replicas, timeout)) = wait {
+        pipeline
+            .cmd("WAIT")
+            .arg(replicas)
+            .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+    }
+    pipeline
+}
+
+/// What one `SET` (and the `WAIT` after it) answered means.
+fn outcome(replies: Vec<Value>, wait: Option<(u32, Duration)>) -> Result<(), ReplayError> {
+    let mut replies = replies.into_iter().map(Value::extract_error);
+    match (replies.next(), replies.next(), wait) {
+        (Some(Err(error)), _, _) | (Some(Ok(Value::Okay)), Some(Err(error)), Some(_)) => {
+            Err(unavailable(&error))
+        }
+        (Some(Ok(Value::Nil)), _, _) => Err(ReplayError::Replayed),
+        (Some(Ok(Value::Okay)), None, None) => Ok(()),
+        (Some(Ok(Value::Okay)), Some(Ok(Value::Int(acked))), Some((replicas, _))) => {
+            if acked >= i64::from(replicas) {
+                Ok(())
+            } else {
+                Err(ReplayError::Unavailable(format!(
+                    "fewer than {replicas} redis replicas acknowledged the entry in time"
+                )))
+            }
+        }
+        _ => Err(unexpected("SET NX")),
+    }
+}
 
 /// Unix time in milliseconds (0 before 1970, which no token carries).
 fn unix_ms(at: OffsetDateTime) -> u64 {
@@ -712,7 +807,7 @@ impl AsyncReplayGuard for RedisReplayGuard {
             let inner = &self.inner;
             inner
                 .consume(
-                    &inner.shared,
+                    Face::Async,
                     Some(principal),
                     flow_id,
                     round,
@@ -883,8 +978,8 @@ impl RedisGuardBuilder {
                 share: self.share,
                 wait: self.wait,
                 check_policy: self.check_policy,
-                shared: Mutex::new(None),
-                sync_shared: Mutex::new(None),
+                shared: Slot::default(),
+                sync_shared: Slot::default(),
                 background: OnceLock::new(),
             }),
         })
@@ -907,7 +1002,7 @@ impl RedisGuardBuilder {
         let guard = self.build()?;
         let inner = &guard.inner;
         let conn = inner.open().await.map_err(ConnectError::into_config)?;
-        *lock(&inner.shared) = Some(conn);
+        *lock(&inner.shared.conn) = Some(conn);
         Ok(guard)
     }
 }
