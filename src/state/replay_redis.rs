@@ -183,10 +183,7 @@ impl commit::Committer for Committing {
         &self.0.slot(self.1).queue
     }
 
-    fn set_all(
-        &self,
-        batch: &[commit::Entry],
-    ) -> impl Future<Output = Vec<Result<(), ReplayError>>> + Send {
+    fn set_all(&self, batch: &[commit::Entry]) -> impl Future<Output = commit::Outcomes> + Send {
         self.0.set_all(self.1, batch)
     }
 }
@@ -602,22 +599,22 @@ impl Inner {
     }
 
     /// Sends a batch of `SET`s on `face`'s connection (see
-    /// [`run`](Self::run)): each entry's outcome, in order.
-    async fn set_all(&self, face: Face, batch: &[commit::Entry]) -> Vec<Result<(), ReplayError>> {
+    /// [`run`](Self::run)).
+    async fn set_all(&self, face: Face, batch: &[commit::Entry]) -> commit::Outcomes {
         let wait = self.wait;
         let sent = self
             .run(&self.slot(face).conn, |mut conn| async move {
                 conn.set_all(batch, wait).await
             })
             .await;
-        match sent {
-            Ok(replies) if replies.len() == batch.len() => replies
-                .into_iter()
-                .map(|replies| outcome(replies, wait))
-                .collect(),
-            Ok(_) => vec![Err(unexpected("the batch of SET NX")); batch.len()],
-            Err(error) => vec![Err(error); batch.len()],
+        let replies = sent?;
+        if replies.len() != batch.len() {
+            return Ok(vec![Err(unexpected("the batch of SET NX")); batch.len()]);
         }
+        Ok(replies
+            .into_iter()
+            .map(|replies| outcome(replies, wait))
+            .collect())
     }
 
     /// Runs `work` on the guard's own runtime and waits for it on this

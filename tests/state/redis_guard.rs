@@ -263,9 +263,8 @@ fn unreachable_redis_fails_closed_without_naming_secrets() {
     ));
 }
 
-#[test]
-fn a_stalled_redis_fails_after_one_timeout_whatever_the_handshake() {
-    // Accepts connections and never answers.
+/// A listener that accepts connections and never answers.
+fn stalled_redis() -> std::net::SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
@@ -274,6 +273,12 @@ fn a_stalled_redis_fails_after_one_timeout_whatever_the_handshake() {
             held.push(stream);
         }
     });
+    addr
+}
+
+#[test]
+fn a_stalled_redis_fails_after_one_timeout_whatever_the_handshake() {
+    let addr = stalled_redis();
     let timeout = Duration::from_millis(400);
     // No handshake; AUTH; AUTH and SELECT: each waits for one timeout at most.
     for url in [
@@ -300,6 +305,44 @@ fn a_stalled_redis_fails_after_one_timeout_whatever_the_handshake() {
             "{url}: {elapsed:?}"
         );
     }
+}
+
+/// Calls that queue behind a batch a stalled Redis never answers are
+/// refused with it: none waits for a timeout of its own after another's.
+#[test]
+fn behind_a_stalled_batch_no_call_waits_for_two_timeouts() {
+    let addr = stalled_redis();
+    let timeout = Duration::from_millis(400);
+    let guard = RedisReplayGuard::builder(format!("redis://{addr}/"))
+        .connect_timeout(timeout)
+        .command_timeout(timeout)
+        .build()
+        .unwrap();
+    let codec = Arc::new(instance(Arc::new(guard)));
+    let runtime = runtime();
+    let late = runtime.block_on(async {
+        let timed = |codec: Arc<StateCodec>| async move {
+            let (token, started) = (token(), std::time::Instant::now());
+            let opened = codec.open_async::<()>(&token, &binding()).await;
+            (opened.err(), started.elapsed())
+        };
+        let first = tokio::spawn(timed(Arc::clone(&codec)));
+        // Queued while the first call's batch waits on Redis.
+        tokio::time::sleep(timeout / 2).await;
+        let late = tokio::spawn(timed(Arc::clone(&codec)));
+        let (first, late) = (first.await.unwrap(), late.await.unwrap());
+        assert!(first.1 >= timeout - Duration::from_millis(20), "{first:?}");
+        late
+    });
+    let refused = StateError::ReplayGuard(ReplayError::Unavailable(
+        "redis did not answer in time".to_owned(),
+    ));
+    assert_eq!(late.0, Some(refused));
+    assert!(
+        late.1 < timeout,
+        "waited {:?} behind the stalled batch",
+        late.1
+    );
 }
 
 #[test]

@@ -12,7 +12,9 @@
 //! (its client hung up) strands nobody else's reply; the `SET` of a call
 //! already dropped is not sent, which leaves its token as it was. A call
 //! waits at most for the batch before its own and then its own, each
-//! bounded by the guard's timeouts.
+//! bounded by the guard's timeouts; when Redis does not answer a batch in
+//! time (or cannot be reached), the calls queued meanwhile get that answer
+//! with it, instead of a timeout of their own after it.
 
 use std::mem;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -27,10 +29,13 @@ pub(super) trait Committer: Send + Sync + 'static {
     /// The queue of the connection.
     fn queue(&self) -> &Queue;
 
-    /// Sends `batch`: each entry's outcome, in order.
-    fn set_all(&self, batch: &[Entry])
-    -> impl Future<Output = Vec<Result<(), ReplayError>>> + Send;
+    /// Sends `batch`.
+    fn set_all(&self, batch: &[Entry]) -> impl Future<Output = Outcomes> + Send;
 }
+
+/// Each entry's outcome, in order; or, when Redis was not reached or did
+/// not answer in time, that error for the whole batch.
+pub(super) type Outcomes = Result<Vec<Result<(), ReplayError>>, ReplayError>;
 
 /// One call's `SET`: its key, its time to live, where its outcome goes.
 pub(super) struct Entry {
@@ -97,9 +102,21 @@ async fn commit<C: Committer>(mut running: Running<C>) {
         // bring join this batch.
         tokio::task::yield_now().await;
         let Some(batch) = running.take() else { return };
-        let outcomes = running.committer.set_all(&batch).await;
-        for (entry, outcome) in batch.into_iter().zip(outcomes) {
-            let _ = entry.outcome.send(outcome);
+        match running.committer.set_all(&batch).await {
+            Ok(outcomes) => {
+                for (entry, outcome) in batch.into_iter().zip(outcomes) {
+                    let _ = entry.outcome.send(outcome);
+                }
+            }
+            // The calls queued meanwhile would wait for the same Redis
+            // through a timeout of their own after this one: they are
+            // answered now, so that no call waits longer than about one.
+            Err(error) => {
+                let waiting = mem::take(&mut running.committer.queue().lock().waiting);
+                for entry in batch.into_iter().chain(waiting) {
+                    let _ = entry.outcome.send(Err(error.clone()));
+                }
+            }
         }
     }
 }
