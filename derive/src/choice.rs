@@ -50,7 +50,7 @@ pub(crate) fn expand(input: &DeriveInput) -> Result<TokenStream> {
     Ok(quote! {
         #[automatically_derived]
         impl #impl_generics ::mrtr_guard::FormChoice for #ident #ty_generics #where_clause {
-            fn choices() -> &'static [(&'static str, ::core::option::Option<&'static str>)] {
+            fn options() -> &'static [(&'static str, ::core::option::Option<&'static str>)] {
                 &[#(#options),*]
             }
         }
@@ -73,7 +73,7 @@ pub(crate) fn fallback(input: &DeriveInput) -> TokenStream {
         input,
         quote!(::mrtr_guard::FormChoice),
         quote! {
-            fn choices() -> &'static [(&'static str, ::core::option::Option<&'static str>)] {
+            fn options() -> &'static [(&'static str, ::core::option::Option<&'static str>)] {
                 &[]
             }
         },

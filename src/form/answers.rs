@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::form::bind::{AnswersDeserializer, BindError};
 use crate::form::compiled::Form;
 use crate::form::field::Field;
-use crate::form::kind::choice::option_value;
+use crate::form::option::option_value;
 use crate::form::report::Report;
 use crate::form::value::{AnswerRef, Checked, ref_to_json};
 
@@ -51,7 +51,7 @@ pub struct Answers {
 /// A checked answer as kept: text as a range of `Answers::text`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Stored {
-    Text(Range<usize>),
+    Str(Range<usize>),
     Int(i128),
     Num(f64),
     Bool(bool),
@@ -63,13 +63,13 @@ impl Stored {
     /// Keeps a checked answer, copying its text (if any) into `text`.
     pub(crate) fn keep(checked: Checked<'_>, text: &mut String) -> Self {
         match checked {
-            Checked::Text(s) => {
+            Checked::Str(s) => {
                 if text.capacity() == 0 {
                     text.reserve(s.len().max(128));
                 }
                 let start = text.len();
                 text.push_str(s);
-                Self::Text(start..text.len())
+                Self::Str(start..text.len())
             }
             Checked::Int(i) => Self::Int(i),
             Checked::Num(n) => Self::Num(n),
@@ -303,14 +303,14 @@ impl Answers {
 
     fn answer_ref<'a>(&'a self, field: &'a Field, value: &'a Stored) -> AnswerRef<'a> {
         match value {
-            Stored::Text(range) => AnswerRef::Str(self.text.get(range.clone()).unwrap_or_default()),
+            Stored::Str(range) => AnswerRef::Str(self.text.get(range.clone()).unwrap_or_default()),
             Stored::Int(i) => AnswerRef::Int(*i),
             Stored::Num(n) => AnswerRef::Num(*n),
             Stored::Bool(b) => AnswerRef::Bool(*b),
-            Stored::Choice(i) => AnswerRef::Str(option_value(field.choices(), *i)),
+            Stored::Choice(i) => AnswerRef::Str(option_value(field.offered_options(), *i)),
             Stored::Choices(list) => AnswerRef::Strings(
                 list.iter()
-                    .map(|i| option_value(field.choices(), *i))
+                    .map(|i| option_value(field.offered_options(), *i))
                     .collect(),
             ),
         }

@@ -21,7 +21,7 @@ use super::fields::FieldType;
 /// }
 ///
 /// impl FormChoice for Speed {
-///     fn choices() -> &'static [(&'static str, Option<&'static str>)] {
+///     fn options() -> &'static [(&'static str, Option<&'static str>)] {
 ///         &[("standard", Some("Standard (5 days)")), ("express", Some("Express (1 day)"))]
 ///     }
 /// }
@@ -41,7 +41,7 @@ pub trait FormChoice {
     /// The options in the order they are offered, as (wire value, display
     /// title). Give every option a title or none: the form profile does not
     /// mix the two (the builder reports it).
-    fn choices() -> &'static [(&'static str, Option<&'static str>)];
+    fn options() -> &'static [(&'static str, Option<&'static str>)];
 }
 
 impl<T: FormChoice> FieldType for T {
@@ -58,7 +58,7 @@ impl<T: FormChoice> FieldType for Vec<T> {
 
 /// `field` with the options of `T`.
 fn offer<T: FormChoice>(field: Field) -> Field {
-    T::choices()
+    T::options()
         .iter()
         .fold(field, |field, &(value, title)| match title {
             Some(title) => field.titled_option(value, title),
@@ -73,7 +73,7 @@ mod tests {
     enum Size {}
 
     impl FormChoice for Size {
-        fn choices() -> &'static [(&'static str, Option<&'static str>)] {
+        fn options() -> &'static [(&'static str, Option<&'static str>)] {
             &[("s", None), ("m", None)]
         }
     }

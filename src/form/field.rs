@@ -5,14 +5,14 @@ use serde_json::Value;
 use crate::form::error::FormError;
 use crate::form::format::Format;
 use crate::form::kind::Kind;
-use crate::form::kind::boolean::Boolean;
-use crate::form::kind::choice::Choice;
-use crate::form::kind::integer::Integer;
-use crate::form::kind::multi::Multi;
-use crate::form::kind::number::Number;
-use crate::form::kind::single::Single;
-use crate::form::kind::text::Text;
+use crate::form::kind::boolean::BooleanKind;
+use crate::form::kind::choice::ChoiceKind;
+use crate::form::kind::integer::IntegerKind;
+use crate::form::kind::multi_choice::MultiChoiceKind;
+use crate::form::kind::number::NumberKind;
+use crate::form::kind::string::StringKind;
 use crate::form::numbers::Bound;
+use crate::form::option::ChoiceOption;
 use crate::form::report::Reason;
 use crate::form::title::humanize;
 use crate::form::value::ref_to_json;
@@ -83,18 +83,18 @@ impl Field {
     /// A field of the given kind. Fields are optional until [`required`](Self::required).
     #[must_use]
     pub fn new(name: impl Into<String>, kind: FieldKind) -> Self {
-        let text = |format| Kind::Text(Text::new(format));
+        let text = |format| Kind::String(StringKind::new(format));
         let kind = match kind {
             FieldKind::String => text(None),
             FieldKind::Email => text(Some(Format::Email)),
             FieldKind::Uri => text(Some(Format::Uri)),
             FieldKind::Date => text(Some(Format::Date)),
             FieldKind::DateTime => text(Some(Format::DateTime)),
-            FieldKind::Integer => Kind::Integer(Integer::default()),
-            FieldKind::Number => Kind::Number(Number::default()),
-            FieldKind::Boolean => Kind::Boolean(Boolean),
-            FieldKind::Choice => Kind::Choice(Single::default()),
-            FieldKind::MultiChoice => Kind::Multi(Multi::default()),
+            FieldKind::Integer => Kind::Integer(IntegerKind::default()),
+            FieldKind::Number => Kind::Number(NumberKind::default()),
+            FieldKind::Boolean => Kind::Boolean(BooleanKind),
+            FieldKind::Choice => Kind::Choice(ChoiceKind::default()),
+            FieldKind::MultiChoice => Kind::MultiChoice(MultiChoiceKind::default()),
         };
         Self::of_kind(name, kind)
     }
@@ -215,7 +215,7 @@ impl Field {
     #[must_use]
     pub fn min_length(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Text(t) => t.min_length = Some(n),
+            Kind::String(t) => t.min_length = Some(n),
             _ => self.pend(Pending::NotApplicable("minLength")),
         }
         self
@@ -225,7 +225,7 @@ impl Field {
     #[must_use]
     pub fn max_length(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Text(t) => t.max_length = Some(n),
+            Kind::String(t) => t.max_length = Some(n),
             _ => self.pend(Pending::NotApplicable("maxLength")),
         }
         self
@@ -235,7 +235,7 @@ impl Field {
     #[must_use]
     pub fn format(mut self, f: Format) -> Self {
         match &mut self.kind {
-            Kind::Text(t) => t.format = Some(f),
+            Kind::String(t) => t.format = Some(f),
             _ => self.pend(Pending::NotApplicable("format")),
         }
         self
@@ -260,7 +260,7 @@ impl Field {
     /// Adds an untitled option (choice fields).
     #[must_use]
     pub fn option(self, value: impl Into<String>) -> Self {
-        self.push_option(Choice {
+        self.push_option(ChoiceOption {
             value: value.into(),
             title: None,
         })
@@ -280,7 +280,7 @@ impl Field {
     /// `title` and sends back `value`.
     #[must_use]
     pub fn titled_option(self, value: impl Into<String>, title: impl Into<String>) -> Self {
-        self.push_option(Choice {
+        self.push_option(ChoiceOption {
             value: value.into(),
             title: Some(title.into()),
         })
@@ -290,7 +290,7 @@ impl Field {
     #[must_use]
     pub fn min_items(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Multi(m) => m.min_items = Some(n),
+            Kind::MultiChoice(m) => m.min_items = Some(n),
             _ => self.pend(Pending::NotApplicable("minItems")),
         }
         self
@@ -300,7 +300,7 @@ impl Field {
     #[must_use]
     pub fn max_items(mut self, n: u64) -> Self {
         match &mut self.kind {
-            Kind::Multi(m) => m.max_items = Some(n),
+            Kind::MultiChoice(m) => m.max_items = Some(n),
             _ => self.pend(Pending::NotApplicable("maxItems")),
         }
         self
@@ -316,7 +316,7 @@ impl Field {
     #[must_use]
     pub fn refuse_duplicates(mut self) -> Self {
         match &mut self.kind {
-            Kind::Multi(m) => m.refuse_duplicates = true,
+            Kind::MultiChoice(m) => m.refuse_duplicates = true,
             _ => self.pend(Pending::NotApplicable("uniqueItems")),
         }
         self
@@ -326,9 +326,10 @@ impl Field {
     /// optional field instead of asking the form again: the answer is accepted
     /// without it, and the report lists it (as [`Form::validate`] always does).
     ///
-    /// By default a round asks again, saying what to correct, whenever any
-    /// answered field is invalid, so that nothing the user typed is lost
-    /// without their knowing. Use this for answers that are only hints, where
+    /// By default a round asks again, saying what to correct (never the
+    /// value), whenever any answered field is invalid, required or optional,
+    /// so that nothing the user typed is lost without their knowing; the ask
+    /// counts toward the three invalid answers in a row that end a flow. Use this for answers that are only hints, where
     /// going on without the value beats another question: a preferred time
     /// slot the server can pick itself, a referral code, a nickname with a
     /// fallback. On a required field [`build`](crate::form::FormBuilder::build)
@@ -366,7 +367,7 @@ impl Field {
     #[must_use]
     pub fn kind(&self) -> FieldKind {
         match &self.kind {
-            Kind::Text(t) => match t.format {
+            Kind::String(t) => match t.format {
                 None => FieldKind::String,
                 Some(Format::Email) => FieldKind::Email,
                 Some(Format::Uri) => FieldKind::Uri,
@@ -377,12 +378,12 @@ impl Field {
             Kind::Number(_) => FieldKind::Number,
             Kind::Boolean(_) => FieldKind::Boolean,
             Kind::Choice(_) => FieldKind::Choice,
-            Kind::Multi(_) => FieldKind::MultiChoice,
+            Kind::MultiChoice(_) => FieldKind::MultiChoice,
         }
     }
 
     /// The options of a choice, as `(value, title)`; empty for other kinds.
-    pub(crate) fn choices(&self) -> &[Choice] {
+    pub(crate) fn offered_options(&self) -> &[ChoiceOption] {
         self.kind.options()
     }
 
@@ -437,10 +438,11 @@ impl Field {
         self
     }
 
-    fn push_option(mut self, choice: Choice) -> Self {
+    fn push_option(mut self, option: ChoiceOption) -> Self {
         match &mut self.kind {
-            Kind::Choice(Single { options }) | Kind::Multi(Multi { options, .. }) => {
-                options.push(choice);
+            Kind::Choice(ChoiceKind { options })
+            | Kind::MultiChoice(MultiChoiceKind { options, .. }) => {
+                options.push(option);
             }
             _ => self.pend(Pending::NotApplicable("enum")),
         }
@@ -492,7 +494,7 @@ impl Field {
                 field,
                 reason: Reason::DuplicateItem,
             }),
-            Ok(value) => Ok(ref_to_json(&value.to_ref(self.choices()))),
+            Ok(value) => Ok(ref_to_json(&value.to_ref(self.offered_options()))),
             Err(Reason::WrongType | Reason::Null | Reason::NotAnInteger) => {
                 Err(FormError::DefaultWrongType { field })
             }

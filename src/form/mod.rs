@@ -15,7 +15,8 @@
 //!
 //! - `report` (reasons, problems), `title`, `numbers`,
 //!   `format/` (email, uri, date): nothing of the form below them;
-//! - `error`; `value` (checked answers); `kind/` (one file per kind);
+//! - `error`; `option` (a choice's offered options); `value` (checked
+//!   answers); `kind/` (one file per kind, named after it);
 //! - `field`, `fields`, `schema`; `compiled` (`Form`, `FormBuilder`);
 //! - `bind`, `answers`, `validate` (`Form::validate`).
 
@@ -30,6 +31,7 @@ mod format;
 mod kind;
 mod message;
 mod numbers;
+mod option;
 mod report;
 mod schema;
 mod title;

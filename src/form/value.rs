@@ -3,15 +3,15 @@
 
 use serde_json::Value;
 
-use crate::form::kind::choice::{Choice, option_value};
 use crate::form::numbers::{int_json, number_json};
+use crate::form::option::{ChoiceOption, option_value};
 
 /// A checked answer, borrowing text from the input: typed, bounded, and for
 /// choices an index into the field's options (so nothing submitted is kept
 /// for them).
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Checked<'v> {
-    Text(&'v str),
+    Str(&'v str),
     Int(i128),
     Num(f64),
     Bool(bool),
@@ -38,12 +38,12 @@ impl<'v> Checked<'v> {
 
     /// The answer as seen by accessors (choices resolved to their values in
     /// `options`, the field's options).
-    pub(crate) fn to_ref<'a>(&self, options: &'a [Choice]) -> AnswerRef<'a>
+    pub(crate) fn to_ref<'a>(&self, options: &'a [ChoiceOption]) -> AnswerRef<'a>
     where
         'v: 'a,
     {
         match self {
-            Self::Text(s) => AnswerRef::Str(s),
+            Self::Str(s) => AnswerRef::Str(s),
             Self::Int(i) => AnswerRef::Int(*i),
             Self::Num(n) => AnswerRef::Num(*n),
             Self::Bool(b) => AnswerRef::Bool(*b),

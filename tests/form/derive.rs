@@ -268,13 +268,13 @@ fn an_accepted_answer_binds_into_the_type() {
 #[test]
 fn a_skipped_variant_is_not_offered_and_a_choice_is_a_field_type() {
     assert_eq!(
-        Speed::choices(),
+        Speed::options(),
         [
             ("standard", Some("Standard (5 days)")),
             ("next-day", Some("Next day"))
         ]
     );
-    assert_eq!(Extra::choices(), [("giftwrap", None), ("insured", None)]);
+    assert_eq!(Extra::options(), [("giftwrap", None), ("insured", None)]);
     assert_eq!(
         <Option<Vec<Extra>> as FieldType>::field("x"),
         Field::multi_choice("x").options(["giftwrap", "insured"])
@@ -348,7 +348,7 @@ macro_rules! serde_agrees {
                     .iter()
                     .map(|v| serde_json::to_value(v).unwrap_or_else(|e| panic!("{e}")))
                     .collect();
-                let ours: Vec<Value> = $choice::choices().iter().map(|(v, _)| json!(v)).collect();
+                let ours: Vec<Value> = $choice::options().iter().map(|(v, _)| json!(v)).collect();
                 assert_eq!(ours, serde_values, "rename_all = {}", $rule);
             )*
         }

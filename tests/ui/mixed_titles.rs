@@ -9,5 +9,5 @@ enum Speed {
 
 fn main() {
     // The impl is there despite the error: no second error where it is used.
-    let _ = <Speed as mrtr_guard::FormChoice>::choices();
+    let _ = <Speed as mrtr_guard::FormChoice>::options();
 }

@@ -9,9 +9,9 @@ use crate::form::value::Checked;
 
 /// A boolean field: no keywords of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Boolean;
+pub(crate) struct BooleanKind;
 
-impl Boolean {
+impl BooleanKind {
     pub(crate) fn emit(self, out: &mut Keywords) {
         out.push(("type", "boolean".into()));
     }

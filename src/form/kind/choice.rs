@@ -1,126 +1,85 @@
-//! The offered options of a single or multiple choice: checked once at build,
-//! emitted as `enum` or as titled `{const, title}` entries, parsed back, and
-//! matched against an answer.
+//! ChoiceKind-choice fields (`type: "string"` with `enum`, titled `oneOf`, or the
+//! deprecated `enum` + `enumNames`): emit, parse and check.
 
 use serde_json::{Map, Value};
 
+use super::keywords::{Keywords, only, strings};
 use crate::form::error::FormError;
+use crate::form::option::{
+    ChoiceOption, check_options, is_titled, offered, parse_titled, titled_json, untitled,
+    values_json,
+};
 use crate::form::report::Reason;
+use crate::form::value::Checked;
 
-/// One offered value of a choice, with an optional display title.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Choice {
-    pub(crate) value: String,
-    pub(crate) title: Option<String>,
+/// A single choice among offered options.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct ChoiceKind {
+    pub(crate) options: Vec<ChoiceOption>,
 }
 
-/// Options must be non-empty, distinct, non-blank when titled, and all titled
-/// or all untitled.
-pub(crate) fn check_options(name: &str, options: &[Choice]) -> Result<(), FormError> {
-    let field = || name.to_owned();
-    let Some(first) = options.first() else {
-        return Err(FormError::NoOptions { field: field() });
-    };
-    let titled = first.title.is_some();
-    for (i, c) in options.iter().enumerate() {
-        if c.value.is_empty() {
-            return Err(FormError::EmptyOption { field: field() });
-        }
-        if c.title.is_some() != titled {
-            return Err(FormError::MixedOptions { field: field() });
-        }
-        if c.title.as_deref().is_some_and(|t| t.trim().is_empty()) {
-            return Err(FormError::BlankOptionTitle {
-                field: field(),
-                option: c.value.clone(),
-            });
-        }
-        if options.iter().take(i).any(|p| p.value == c.value) {
-            return Err(FormError::DuplicateOption {
-                field: field(),
-                option: c.value.clone(),
-            });
+impl ChoiceKind {
+    /// Whether a `type: "string"` property is a choice (told by key presence).
+    pub(crate) fn is_choice(obj: &Map<String, Value>) -> bool {
+        ["enumNames", "enum", "oneOf"]
+            .iter()
+            .any(|k| obj.contains_key(*k))
+    }
+
+    pub(crate) fn emit(&self, out: &mut Keywords) {
+        out.push(("type", "string".into()));
+        if is_titled(&self.options) {
+            out.push(("oneOf", titled_json(&self.options)));
+        } else {
+            out.push(("enum", values_json(&self.options)));
         }
     }
-    Ok(())
-}
 
-/// The index of the option whose value is exactly `s` (code point for code point).
-pub(crate) fn offered(options: &[Choice], s: &str) -> Result<usize, Reason> {
-    options
-        .iter()
-        .position(|c| c.value == s)
-        .ok_or(Reason::NotOffered)
-}
-
-/// The value of option `i` (`""` cannot happen for a checked index).
-pub(crate) fn option_value(options: &[Choice], i: usize) -> &str {
-    options.get(i).map_or("", |c| c.value.as_str())
-}
-
-/// Whether the options carry titles (they are all titled or all untitled).
-pub(crate) fn is_titled(options: &[Choice]) -> bool {
-    options.first().is_some_and(|c| c.title.is_some())
-}
-
-/// `["a", "b"]`.
-pub(crate) fn values_json(options: &[Choice]) -> Value {
-    options
-        .iter()
-        .map(|c| Value::from(c.value.as_str()))
-        .collect()
-}
-
-/// `[{"const": "a", "title": "A"}, ..]`.
-pub(crate) fn titled_json(options: &[Choice]) -> Value {
-    options
-        .iter()
-        .map(|c| {
-            let mut m = Map::new();
-            m.insert("const".into(), c.value.as_str().into());
-            m.insert(
-                "title".into(),
-                c.title.as_deref().unwrap_or_default().into(),
-            );
-            Value::Object(m)
-        })
-        .collect()
-}
-
-/// Untitled options from their values.
-pub(crate) fn untitled(values: Vec<String>) -> Vec<Choice> {
-    values
-        .into_iter()
-        .map(|value| Choice { value, title: None })
-        .collect()
-}
-
-/// Parses `[{"const": "..", "title": ".."}, ..]`, both keys required, nothing else.
-pub(crate) fn parse_titled(
-    name: &str,
-    list: Option<&Value>,
-    keyword: &'static str,
-) -> Result<Vec<Choice>, FormError> {
-    let bad = || FormError::bad(name, keyword);
-    let list = list.and_then(Value::as_array).ok_or_else(bad)?;
-    list.iter()
-        .map(|entry| {
-            let obj = entry.as_object().ok_or_else(bad)?;
-            if let Some(k) = obj
-                .keys()
-                .find(|k| !matches!(k.as_str(), "const" | "title"))
-            {
-                return Err(FormError::UnsupportedKeyword {
-                    field: Some(name.to_owned()),
-                    keyword: format!("{keyword}.{k}"),
-                });
+    /// The shape is told by key presence: `enumNames` (legacy, titled),
+    /// `enum` (untitled), `oneOf` (titled).
+    pub(crate) fn parse(name: &str, obj: &Map<String, Value>) -> Result<Self, FormError> {
+        let bad = |keyword| FormError::bad(name, keyword);
+        let options = if obj.contains_key("enumNames") {
+            only(name, obj, &["enum", "enumNames"])?;
+            let values = strings(obj.get("enum")).ok_or_else(|| bad("enum"))?;
+            let titles = strings(obj.get("enumNames")).ok_or_else(|| bad("enumNames"))?;
+            if values.len() != titles.len() {
+                return Err(bad("enumNames"));
             }
-            let value = obj.get("const").and_then(Value::as_str).ok_or_else(bad)?;
-            let title = obj.get("title").and_then(Value::as_str).ok_or_else(bad)?;
-            Ok(Choice {
-                value: value.to_owned(),
-                title: Some(title.to_owned()),
-            })
-        })
-        .collect()
+            values
+                .into_iter()
+                .zip(titles)
+                .map(|(value, title)| ChoiceOption {
+                    value,
+                    title: Some(title),
+                })
+                .collect()
+        } else if obj.contains_key("enum") {
+            only(name, obj, &["enum"])?;
+            untitled(strings(obj.get("enum")).ok_or_else(|| bad("enum"))?)
+        } else {
+            only(name, obj, &["oneOf"])?;
+            parse_titled(name, obj.get("oneOf"), "oneOf")?
+        };
+        Ok(Self { options })
+    }
+
+    /// Checks the definition: the options.
+    pub(crate) fn compile(&self, name: &str) -> Result<(), FormError> {
+        check_options(name, &self.options)
+    }
+
+    /// What is wrong, in words a user understands (never the value).
+    pub(crate) fn explain(&self, reason: Reason) -> String {
+        match reason {
+            Reason::NotOffered => "not one of the options".into(),
+            _ => "must be one of the options".into(),
+        }
+    }
+
+    /// A string, then one of the options.
+    pub(crate) fn check<'v>(&self, v: &'v Value) -> Result<Checked<'v>, Reason> {
+        let s = v.as_str().ok_or(Reason::WrongType)?;
+        offered(&self.options, s).map(Checked::Choice)
+    }
 }

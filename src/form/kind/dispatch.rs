@@ -3,14 +3,14 @@
 
 use serde_json::{Map, Value};
 
-use crate::form::kind::boolean::Boolean;
-use crate::form::kind::choice::Choice;
-use crate::form::kind::integer::Integer;
+use crate::form::kind::boolean::BooleanKind;
+use crate::form::kind::choice::ChoiceKind;
+use crate::form::kind::integer::IntegerKind;
 use crate::form::kind::keywords::Keywords;
-use crate::form::kind::multi::Multi;
-use crate::form::kind::number::Number;
-use crate::form::kind::single::Single;
-use crate::form::kind::text::Text;
+use crate::form::kind::multi_choice::MultiChoiceKind;
+use crate::form::kind::number::NumberKind;
+use crate::form::kind::string::StringKind;
+use crate::form::option::ChoiceOption;
 
 use crate::form::error::FormError;
 use crate::form::report::Reason;
@@ -19,24 +19,24 @@ use crate::form::value::Checked;
 /// The compiled shape of a field.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Kind {
-    Text(Text),
-    Integer(Integer),
-    Number(Number),
-    Boolean(Boolean),
-    Choice(Single),
-    Multi(Multi),
+    String(StringKind),
+    Integer(IntegerKind),
+    Number(NumberKind),
+    Boolean(BooleanKind),
+    Choice(ChoiceKind),
+    MultiChoice(MultiChoiceKind),
 }
 
 impl Kind {
     /// The kind's keywords, `type` first.
     pub(crate) fn emit(&self, out: &mut Keywords) {
         match self {
-            Self::Text(k) => k.emit(out),
+            Self::String(k) => k.emit(out),
             Self::Integer(k) => k.emit(out),
             Self::Number(k) => k.emit(out),
             Self::Boolean(k) => k.emit(out),
             Self::Choice(k) => k.emit(out),
-            Self::Multi(k) => k.emit(out),
+            Self::MultiChoice(k) => k.emit(out),
         }
     }
 
@@ -44,12 +44,12 @@ impl Kind {
     /// key presence, never by trying shapes in turn.
     pub(crate) fn parse(name: &str, ty: &str, obj: &Map<String, Value>) -> Result<Self, FormError> {
         Ok(match ty {
-            "string" if Single::is_choice(obj) => Self::Choice(Single::parse(name, obj)?),
-            "string" => Self::Text(Text::parse(name, obj)?),
-            "integer" => Self::Integer(Integer::parse(name, obj)?),
-            "number" => Self::Number(Number::parse(name, obj)?),
-            "boolean" => Self::Boolean(Boolean::parse(name, obj)?),
-            "array" => Self::Multi(Multi::parse(name, obj)?),
+            "string" if ChoiceKind::is_choice(obj) => Self::Choice(ChoiceKind::parse(name, obj)?),
+            "string" => Self::String(StringKind::parse(name, obj)?),
+            "integer" => Self::Integer(IntegerKind::parse(name, obj)?),
+            "number" => Self::Number(NumberKind::parse(name, obj)?),
+            "boolean" => Self::Boolean(BooleanKind::parse(name, obj)?),
+            "array" => Self::MultiChoice(MultiChoiceKind::parse(name, obj)?),
             "object" => {
                 return Err(FormError::Nested {
                     field: name.to_owned(),
@@ -66,12 +66,12 @@ impl Kind {
     /// Checks the definition (bounds in order, options valid).
     pub(crate) fn compile(&self, name: &str) -> Result<(), FormError> {
         match self {
-            Self::Text(k) => k.compile(name),
+            Self::String(k) => k.compile(name),
             Self::Integer(k) => k.compile(name),
             Self::Number(k) => k.compile(name),
             Self::Boolean(_) => Ok(()),
             Self::Choice(k) => k.compile(name),
-            Self::Multi(k) => k.compile(name),
+            Self::MultiChoice(k) => k.compile(name),
         }
     }
 
@@ -82,12 +82,12 @@ impl Kind {
             return Err(Reason::Null);
         }
         match self {
-            Self::Text(k) => k.check(v),
+            Self::String(k) => k.check(v),
             Self::Integer(k) => k.check(v),
             Self::Number(k) => k.check(v),
             Self::Boolean(k) => k.check(v),
             Self::Choice(k) => k.check(v),
-            Self::Multi(k) => k.check(v),
+            Self::MultiChoice(k) => k.check(v),
         }
     }
 
@@ -96,20 +96,20 @@ impl Kind {
     pub(crate) fn explain(&self, reason: Reason) -> String {
         match (reason, self) {
             (Reason::Missing, _) => "an answer is required".into(),
-            (_, Self::Text(k)) => k.explain(reason),
+            (_, Self::String(k)) => k.explain(reason),
             (_, Self::Integer(k)) => k.explain(reason),
             (_, Self::Number(k)) => k.explain(reason),
             (_, Self::Boolean(k)) => k.explain(),
             (_, Self::Choice(k)) => k.explain(reason),
-            (_, Self::Multi(k)) => k.explain(reason),
+            (_, Self::MultiChoice(k)) => k.explain(reason),
         }
     }
 
     /// The options of a choice; empty for other kinds.
-    pub(crate) fn options(&self) -> &[Choice] {
+    pub(crate) fn options(&self) -> &[ChoiceOption] {
         match self {
             Self::Choice(k) => &k.options,
-            Self::Multi(k) => &k.options,
+            Self::MultiChoice(k) => &k.options,
             _ => &[],
         }
     }

@@ -11,12 +11,12 @@ use crate::form::value::Checked;
 
 /// An integer field with inclusive bounds within `i64::MIN..=u64::MAX`.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Integer {
+pub(crate) struct IntegerKind {
     pub(crate) minimum: Option<i128>,
     pub(crate) maximum: Option<i128>,
 }
 
-impl Integer {
+impl IntegerKind {
     /// The keywords an integer property may carry.
     const KEYWORDS: &[&str] = &["minimum", "maximum"];
 
@@ -73,7 +73,7 @@ impl Integer {
     }
 }
 
-impl Integer {
+impl IntegerKind {
     /// What is wrong, in words a user understands (never the value).
     pub(crate) fn explain(&self, reason: Reason) -> String {
         match (reason, self.minimum, self.maximum) {

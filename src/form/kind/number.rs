@@ -1,4 +1,4 @@
-//! Number fields (`type: "number"`, `minimum`, `maximum`): emit, parse and
+//! NumberKind fields (`type: "number"`, `minimum`, `maximum`): emit, parse and
 //! check.
 
 use serde_json::{Map, Value};
@@ -11,12 +11,12 @@ use crate::form::value::Checked;
 
 /// A number field with inclusive, finite bounds.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Number {
+pub(crate) struct NumberKind {
     pub(crate) minimum: Option<f64>,
     pub(crate) maximum: Option<f64>,
 }
 
-impl Number {
+impl NumberKind {
     /// The keywords a number property may carry.
     const KEYWORDS: &[&str] = &["minimum", "maximum"];
 

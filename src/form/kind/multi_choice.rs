@@ -3,12 +3,13 @@
 
 use serde_json::{Map, Value};
 
-use super::choice::{
-    Choice, check_options, is_titled, offered, parse_titled, titled_json, untitled, values_json,
-};
 use super::keywords::{Keywords, annotation, only, strings, unknown};
 use crate::form::error::FormError;
 use crate::form::numbers::count;
+use crate::form::option::{
+    ChoiceOption, check_options, is_titled, offered, parse_titled, titled_json, untitled,
+    values_json,
+};
 use crate::form::report::Reason;
 use crate::form::value::Checked;
 
@@ -19,14 +20,14 @@ use crate::form::value::Checked;
 /// `refuse_duplicates` they make the answer invalid. Either way the schema is
 /// the same, and a parsed schema removes them.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Multi {
-    pub(crate) options: Vec<Choice>,
+pub(crate) struct MultiChoiceKind {
+    pub(crate) options: Vec<ChoiceOption>,
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) refuse_duplicates: bool,
 }
 
-impl Multi {
+impl MultiChoiceKind {
     /// The keywords a multi-choice property may carry.
     const KEYWORDS: &[&str] = &["items", "minItems", "maxItems"];
 
@@ -128,7 +129,7 @@ impl Multi {
 }
 
 /// `items` of a multi-select: `{"type":"string","enum":[..]}` or `{"anyOf":[{const,title}..]}`.
-fn parse_items(name: &str, items: Option<&Value>) -> Result<Vec<Choice>, FormError> {
+fn parse_items(name: &str, items: Option<&Value>) -> Result<Vec<ChoiceOption>, FormError> {
     let not_multi = || FormError::ArrayNotMultiSelect {
         field: name.to_owned(),
     };

@@ -1,4 +1,4 @@
-//! Text fields (`type: "string"`, `minLength`, `maxLength`, `format`): emit,
+//! StringKind fields (`type: "string"`, `minLength`, `maxLength`, `format`): emit,
 //! parse and check.
 
 use serde_json::{Map, Value};
@@ -12,13 +12,13 @@ use crate::form::value::Checked;
 
 /// A text field: lengths in Unicode code points, an optional format.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Text {
+pub(crate) struct StringKind {
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
     pub(crate) format: Option<Format>,
 }
 
-impl Text {
+impl StringKind {
     /// The keywords a text property may carry.
     const KEYWORDS: &[&str] = &["minLength", "maxLength", "format"];
 
@@ -90,11 +90,11 @@ impl Text {
         {
             return Err(Reason::BadFormat);
         }
-        Ok(Checked::Text(s))
+        Ok(Checked::Str(s))
     }
 }
 
-impl Text {
+impl StringKind {
     /// What is wrong, in words a user understands (never the value).
     pub(crate) fn explain(&self, reason: Reason) -> String {
         let n = |bound: Option<u64>| bound.unwrap_or_default();
