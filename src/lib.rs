@@ -7,48 +7,17 @@
 //! stateless request, and everything in it comes from the client. This crate
 //! is what a server puts between that untrusted retry and its tools.
 //!
-//! # What is protected
+//! # What is protected, and what is not
 //!
-//! - **Integrity of `requestState`.** A token is XChaCha20-Poly1305-sealed
-//!   ([`Mode::Sealed`], the default) or HMAC-SHA256-signed ([`Mode::Signed`]).
-//!   Any change to any byte, and any token not minted with a key in the
-//!   server's [`KeyRing`], is refused before its contents are read.
-//! - **Confidentiality** of carried answers and application data, in sealed
-//!   mode only.
-//! - **Binding.** A token opens only for the principal, method, target
-//!   (tool, prompt or resource), arguments (a canonical digest that keeps
-//!   every number's exact value) and
-//!   audience (the server) it was minted for. These are supplied by the
-//!   verifier, never read from the token.
-//! - **Time.** Each round's token expires (10 minutes by default); a flow has an
-//!   absolute deadline set at round 1 (30 minutes) and a round cap (10).
-//! - **Single use**, with a [`ReplayGuard`]: each token opens once.
-//! - **Denial of service on the token path.** Length is capped (8 KiB) before
-//!   any decoding; base64 has one spelling; arithmetic is checked; no input
-//!   panics.
-//! - **No oracle.** Whatever the reason a token failed ([`StateError::reason`],
-//!   for your logs; [`RpcError::state_error`] from the runtime), the client
-//!   gets the one error [`RpcError::invalid_request_state`].
-//! - **Timing.** Tags are compared in constant time, a wrong binding fails at
-//!   the same check after the same work as a wrong tag, and master-key text
-//!   is decoded without a table lookup or a branch on any character. A dudect
-//!   test (`benches/peers`, docs/BENCHMARKS.md "Constant time") measures it.
-//!
-//! # What is not protected
-//!
-//! - **Replay within the TTL without a replay guard.** The binding and TTL
-//!   bound replay; only a [`ReplayGuard`] prevents it, and one process' guard
-//!   does not see another's (several instances share `RedisReplayGuard`,
-//!   feature `redis`).
-//! - **Revocation.** A token stays valid until it expires; rotate the key
-//!   (drop it from the ring) to kill every token minted with it.
-//! - **A leaked master key.** Whoever holds it mints tokens for anyone.
-//! - **Authentication.** The principal is whatever your authentication layer
-//!   says it is; the crate binds to it, it does not establish it.
-//! - **Signed-mode privacy.** A signed token's claims are readable by the
-//!   client. Use sealed mode unless that is fine.
-//! - **Secrets in forms.** Form-mode elicitation must not collect passwords or
-//!   API keys (the MCP spec forbids it); use URL mode for those.
+//! Protected: the state's integrity (any changed byte, any foreign key:
+//! refused before its contents are read), its confidentiality in sealed mode,
+//! its binding to the principal, method, target, arguments and audience it
+//! was minted for, its expiry, flow deadline and round cap, single use with a
+//! [`ReplayGuard`], and one error for every refusal. Not protected: replay
+//! without a guard, revocation before expiry, a leaked master key,
+//! authentication, privacy in signed mode, secrets in forms. The threat
+//! model, each guarantee and the defaults:
+//! [`SECURITY.md`](https://docs.rs/crate/mrtr-guard/latest/source/SECURITY.md).
 //!
 //! # Quick start
 //!
@@ -92,18 +61,10 @@
 //! too long to mint. Feature `rmcp` adds `mrtr_guard::rmcp`, the adapter
 //! to the official Rust SDK.
 //!
-//! **Which rule for an invalid optional answer.** In a [`Round`], an answer
-//! in which any given field is invalid, required or optional, is asked again
-//! (`Please correct:` and the field, never the value), and counts toward the
-//! three invalid answers that end the flow: a user's input is never dropped
-//! without their knowing. A field marked [`Field::drop_if_invalid`] (or every
-//! optional field, [`form::FormBuilder::drop_invalid_optional`]) has the
-//! invalid value dropped instead, for answers that are only hints. The
-//! standalone [`Form::validate`] keeps its own documented rule: it drops an
-//! invalid optional value, accepts the rest, and reports what it dropped
-//! ([`Report::issues`]). A form that does not build inside a handler is a
-//! server bug: `?` turns its [`form::FormError`] into an internal error that
-//! keeps the reason ([`runtime::Misuse::InvalidForm`]).
+//! An invalid optional answer is asked again in a round, unless its field
+//! [drops invalid values](Field::drop_if_invalid). A form that does not build
+//! inside a handler is a server bug: `?` turns its [`form::FormError`] into an
+//! internal error that keeps the reason ([`runtime::Misuse::InvalidForm`]).
 //!
 //! # How a call ends
 //!
@@ -149,20 +110,12 @@
 //! structure, with no key: [`state::TokenInfo`]) and `open` (why a token does or does
 //! not open for a call).
 //!
-//! Feature `tracing` emits one event (target `mrtr_guard::state`) for every
-//! `requestState` that does not open: its `reason`, the header's `key_id`,
-//! and the `flow_id` and `round` once the tag verified. A replay
-//! (`requestState replayed`) and a replay guard failure (`replay guard
-//! failed`, with the guard's error) have their own events. Refusals the
-//! client caused are `WARN`, the server's own failures (guard, missing
-//! principal) `ERROR`. No event holds token text, claims, carried answers,
-//! application data or the principal. A handler's mistake ([`runtime::Misuse`]) is an
-//! `ERROR` event under `mrtr_guard::runtime`. Without the feature nothing is
-//! logged; [`RpcError::state_error`] and [`RpcError::misuse`] still give the
-//! reason.
+//! Feature `tracing` emits one event for every refused `requestState` and
+//! every handler mistake, never with a secret or a submitted value; what each
+//! event holds: [`docs/GUIDE.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/GUIDE.md), "Logging".
 //!
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
-//! in `tests/vectors/`; the threat model and key handling are in `SECURITY.md`.
+//! in `tests/vectors/`.
 #![forbid(unsafe_code)]
 // docs.rs (`--cfg docsrs`, nightly): every feature-gated item is marked with
 // its feature (`doc_cfg` reads the `#[cfg]`s; it took in `doc_auto_cfg`).
@@ -193,7 +146,7 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/GUIDE.md")]
 struct GuideDoctests;
 
-/// docs/RMCP.md's code blocks are `ignore`d (tests/rmcp_macros.rs compiles
+/// docs/RMCP.md's code blocks are `ignore`d (examples/tests/demo/rmcp_macros.rs compiles
 /// them); included so that a runnable block added there runs.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/RMCP.md")]
