@@ -369,7 +369,7 @@ impl Field {
         match &self.kind {
             Kind::String(t) => match t.format {
                 None => FieldKind::String,
-                Some(Format::Email) => FieldKind::Email,
+                Some(Format::Email | Format::EmailRfc5321) => FieldKind::Email,
                 Some(Format::Uri) => FieldKind::Uri,
                 Some(Format::Date) => FieldKind::Date,
                 Some(Format::DateTime) => FieldKind::DateTime,

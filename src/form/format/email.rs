@@ -1,5 +1,11 @@
-//! RFC 5321 `Mailbox`: `Local-part "@" ( Domain / address-literal )`.
-//! ASCII only, no display name, no comments, no folding whitespace.
+//! Email addresses, two profiles over one grammar. The default
+//! ([`is_email`]) is an address as a person types it: RFC 5321's
+//! `Dot-string "@" Domain` with a domain of at least two labels, the profile
+//! browsers apply to `type=email` without its leading, trailing or doubled
+//! dots. The opt-in ([`is_rfc5321_mailbox`]) is RFC 5321's whole `Mailbox`:
+//! `Local-part "@" ( Domain / address-literal )`, quoted local parts and
+//! single-label domains included. Both are ASCII only, with no display name,
+//! no comments and no folding whitespace.
 
 use super::cursor::Cursor;
 
@@ -9,21 +15,46 @@ const MAX_LOCAL: usize = 64;
 const MAX_DOMAIN: usize = 255;
 const MAX_LABEL: usize = 63;
 
+/// An address a person types: a dot-string local part and a dotted domain
+/// name. No quoted local part (`"x>, <eve@t.example"@example.com` reads as
+/// two addresses to careless mail code), no address literal, no single-label
+/// domain (`ada@localhost`).
 pub(super) fn is_email(s: &str) -> bool {
-    if s.len() > MAX_LEN {
+    let Some(domain) = after_local_part(s, false) else {
         return false;
-    }
-    let mut c = Cursor::new(s.as_bytes());
-    let start = c.rest().len();
-    if !local_part(&mut c) || start.saturating_sub(c.rest().len()) > MAX_LOCAL || !c.eat(b'@') {
+    };
+    is_domain(domain) && domain.contains(&b'.')
+}
+
+/// RFC 5321 `Mailbox`, the whole grammar.
+pub(super) fn is_rfc5321_mailbox(s: &str) -> bool {
+    let Some(domain) = after_local_part(s, true) else {
         return false;
-    }
-    let domain = c.rest();
+    };
     if domain.first() == Some(&b'[') {
         address_literal(domain)
     } else {
         is_domain(domain)
     }
+}
+
+/// What follows the `@` of a mailbox of at most [`MAX_LEN`] bytes whose local
+/// part (a dot-string, or with `quoted` also a quoted string) fits.
+fn after_local_part(s: &str, quoted: bool) -> Option<&[u8]> {
+    if s.len() > MAX_LEN {
+        return None;
+    }
+    let mut c = Cursor::new(s.as_bytes());
+    let start = c.rest().len();
+    let ok = if c.eat(b'"') {
+        quoted && quoted_rest(&mut c)
+    } else {
+        dot_string(&mut c)
+    };
+    if !ok || start.saturating_sub(c.rest().len()) > MAX_LOCAL || !c.eat(b'@') {
+        return None;
+    }
+    Some(c.rest())
 }
 
 /// RFC 5321 `atext` (RFC 5322 §3.2.3).
@@ -68,24 +99,26 @@ const ATEXT: [bool; 256] = {
     t
 };
 
-/// `Dot-string / Quoted-string`.
-fn local_part(c: &mut Cursor<'_>) -> bool {
-    if c.eat(b'"') {
-        loop {
-            match c.bump() {
-                Some(b'"') => return true,
-                // quoted-pairSMTP = "\" %d32-126
-                Some(b'\\') => {
-                    if !c.bump().is_some_and(|b| (32..=126).contains(&b)) {
-                        return false;
-                    }
+/// The rest of a `Quoted-string` after its opening quote.
+fn quoted_rest(c: &mut Cursor<'_>) -> bool {
+    loop {
+        match c.bump() {
+            Some(b'"') => return true,
+            // quoted-pairSMTP = "\" %d32-126
+            Some(b'\\') => {
+                if !c.bump().is_some_and(|b| (32..=126).contains(&b)) {
+                    return false;
                 }
-                // qtextSMTP = %d32-33 / %d35-91 / %d93-126
-                Some(b) if (32..=126).contains(&b) => {}
-                _ => return false,
             }
+            // qtextSMTP = %d32-33 / %d35-91 / %d93-126
+            Some(b) if (32..=126).contains(&b) => {}
+            _ => return false,
         }
     }
+}
+
+/// `Dot-string = Atom *("."  Atom)`.
+fn dot_string(c: &mut Cursor<'_>) -> bool {
     loop {
         if c.eat_while(is_atext) == 0 {
             return false;
@@ -141,17 +174,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn mailboxes() {
+    fn addresses() {
         assert!(is_email("joe.bloggs@example.com"));
-        assert!(is_email("\"joe@bloggs\"@example.com"));
-        assert!(is_email("joe@[IPv6:::1]"));
-        assert!(is_email("joe@[127.0.0.1]"));
-        assert!(!is_email("joe@[127.0.0.300]"));
+        assert!(!is_email("\"joe@bloggs\"@example.com"));
+        assert!(!is_email("joe@[127.0.0.1]"));
+        assert!(!is_email("joe@localhost"));
         assert!(!is_email("Joe <joe@example.com>"));
         assert!(!is_email("te..st@example.com"));
-        assert!(!is_email("joe@-example.com"));
-        assert!(!is_email("jöe@example.com"));
-        assert!(!is_email(&format!("{}@example.com", "a".repeat(65))));
-        assert!(!is_email("\"unterminated@example.com"));
+        assert!(!is_email("joe@example.com."));
+    }
+
+    #[test]
+    fn mailboxes() {
+        assert!(is_rfc5321_mailbox("joe.bloggs@example.com"));
+        assert!(is_rfc5321_mailbox("\"joe@bloggs\"@example.com"));
+        assert!(is_rfc5321_mailbox("joe@[IPv6:::1]"));
+        assert!(is_rfc5321_mailbox("joe@[127.0.0.1]"));
+        assert!(is_rfc5321_mailbox("joe@localhost"));
+        assert!(!is_rfc5321_mailbox("joe@[127.0.0.300]"));
+        assert!(!is_rfc5321_mailbox("Joe <joe@example.com>"));
+        assert!(!is_rfc5321_mailbox("te..st@example.com"));
+        assert!(!is_rfc5321_mailbox("joe@-example.com"));
+        assert!(!is_rfc5321_mailbox("jöe@example.com"));
+        assert!(!is_rfc5321_mailbox(&format!(
+            "{}@example.com",
+            "a".repeat(65)
+        )));
+        assert!(!is_rfc5321_mailbox("\"unterminated@example.com"));
     }
 }

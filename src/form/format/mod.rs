@@ -11,8 +11,20 @@ mod uri;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Format {
-    /// An RFC 5321 mailbox (`local@domain`), no display name.
+    /// An email address as a person types it: `local@domain.tld`, the local
+    /// part RFC 5321's dot-string (letters, digits, ``!#$%&'*+-/=?^_`{|}~``,
+    /// single dots between), the domain at least two labels of letters,
+    /// digits and inner hyphens; at most 254 bytes, 64 before the `@`. No
+    /// quoted local part, address literal (`ada@[127.0.0.1]`) or single-label
+    /// domain (`ada@localhost`): RFC 5321 allows them, a form's user never
+    /// means them, and mail code downstream mishandles them. Wire name
+    /// `email`.
     Email,
+    /// RFC 5321's whole `Mailbox` grammar, for a server that needs it:
+    /// [`Email`](Self::Email) plus quoted local parts, address literals and
+    /// single-label domains. Sent as `email` too, so a form parsed back from
+    /// its schema checks the default [`Email`](Self::Email).
+    EmailRfc5321,
     /// An RFC 3986 absolute URI (a scheme is required; a fragment is allowed).
     Uri,
     /// An RFC 3339 `full-date` (`2024-02-29`).
@@ -26,7 +38,7 @@ impl Format {
     #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
-            Self::Email => "email",
+            Self::Email | Self::EmailRfc5321 => "email",
             Self::Uri => "uri",
             Self::Date => "date",
             Self::DateTime => "date-time",
@@ -49,6 +61,7 @@ impl Format {
     pub(crate) fn check(self, s: &str) -> bool {
         match self {
             Self::Email => email::is_email(s),
+            Self::EmailRfc5321 => email::is_rfc5321_mailbox(s),
             Self::Uri => uri::is_uri(s),
             Self::Date => date::is_date(s),
             Self::DateTime => date::is_date_time(s),

@@ -103,7 +103,9 @@ impl StringKind {
             (Reason::TooShort, _) => format!("must be at least {} characters", n(self.min_length)),
             (Reason::TooLong, _) if n(self.max_length) == 1 => "must be at most 1 character".into(),
             (Reason::TooLong, _) => format!("must be at most {} characters", n(self.max_length)),
-            (Reason::BadFormat, Some(Format::Email)) => "not a valid email address".into(),
+            (Reason::BadFormat, Some(Format::Email | Format::EmailRfc5321)) => {
+                "not a valid email address".into()
+            }
             (Reason::BadFormat, Some(Format::Uri)) => {
                 "not a valid URI (such as https://example.com)".into()
             }
@@ -112,7 +114,7 @@ impl StringKind {
                 "not a valid date and time (YYYY-MM-DDThh:mm:ssZ)".into()
             }
             (_, None) => "must be text".into(),
-            (_, Some(Format::Email)) => "must be an email address".into(),
+            (_, Some(Format::Email | Format::EmailRfc5321)) => "must be an email address".into(),
             (_, Some(Format::Uri)) => "must be a URI".into(),
             (_, Some(Format::Date)) => "must be a date".into(),
             (_, Some(Format::DateTime)) => "must be a date and time".into(),
