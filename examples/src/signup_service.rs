@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use mrtr_guard::form::FormError;
 use mrtr_guard::rmcp::{
-    McpServer, McpService, RmcpFlow, ToolCall, ToolResponse, custom_request_error, tool_response,
+    McpServer, McpServerBuilder, McpService, RmcpFlow, ToolCall, ToolResponse,
+    custom_request_error, tool_response,
 };
 use mrtr_guard::{Flow, Form, FormChoice, FormFields, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -123,13 +124,27 @@ impl Signup {
     ///
     /// A form that does not build, or a configuration the builder refuses.
     pub fn service(codec: StateCodec) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
+        Self::service_with(codec, |builder| builder)
+    }
+
+    /// [`service`](Self::service) with settings of the caller's on the
+    /// builder (the tests' smaller caps).
+    ///
+    /// # Errors
+    ///
+    /// As [`service`](Self::service).
+    pub fn service_with(
+        codec: StateCodec,
+        settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+    ) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
         let forms = Arc::new(forms()?);
-        let service = McpServer::builder(Flow::new(codec))
-            .authenticate(bearer)
-            .build(|flow| Self {
-                flow,
-                forms,
-                tool_router: Self::tool_router(),
+        let service =
+            settings(McpServer::builder(Flow::new(codec)).authenticate(bearer)).build(|flow| {
+                Self {
+                    flow,
+                    forms,
+                    tool_router: Self::tool_router(),
+                }
             })?;
         Ok(service)
     }

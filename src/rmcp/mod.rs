@@ -84,6 +84,8 @@ mod legacy;
 mod response;
 #[cfg(feature = "server")]
 mod server;
+#[cfg(feature = "server")]
+mod session;
 
 pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
@@ -93,4 +95,9 @@ pub use response::{
     ToolResponse, input_required, prompt_response, resource_response, tool_response,
 };
 #[cfg(feature = "server")]
-pub use server::{McpServer, McpServerBuilder, McpService, ServerConfigError};
+pub use server::{
+    DEFAULT_SESSION_IDLE, DEFAULT_SESSIONS_PER_PRINCIPAL, DEFAULT_SESSIONS_TOTAL, McpServer,
+    McpServerBuilder, McpService, ServerConfigError,
+};
+#[cfg(feature = "server")]
+pub use session::Sessions;

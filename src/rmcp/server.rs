@@ -15,6 +15,7 @@ use tower_layer::Layer;
 
 use super::flow::RmcpFlow;
 use super::legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy};
+use super::session::{SessionBook, SessionLimits, Sessions};
 use crate::json::Limits;
 use crate::runtime::Flow;
 use crate::tower::layer::ScreenLayer;
@@ -22,7 +23,7 @@ use crate::tower::service::Screen;
 
 /// The service [`McpServerBuilder::build`] returns: mount it at your MCP
 /// path, e.g. `axum::Router::new().nest_service("/mcp", service)`.
-pub type McpService<H> = Screen<StreamableHttpService<Legacy<H>, LocalSessionManager>>;
+pub type McpService<H> = Sessions<Screen<StreamableHttpService<Legacy<H>, LocalSessionManager>>>;
 
 /// How a server finds who is calling.
 enum Auth {
@@ -83,9 +84,22 @@ impl McpServer {
             read_timeout: Duration::from_secs(10),
             max_response_bytes: 4 * 1024 * 1024,
             legacy: Some(DEFAULT_ANSWER_TIMEOUT),
+            sessions: SessionLimits {
+                per_principal: DEFAULT_SESSIONS_PER_PRINCIPAL,
+                total: DEFAULT_SESSIONS_TOTAL,
+                idle: DEFAULT_SESSION_IDLE,
+            },
         }
     }
 }
+
+/// The `2025-11-25` sessions one principal may hold open by default.
+pub const DEFAULT_SESSIONS_PER_PRINCIPAL: usize = 16;
+/// The `2025-11-25` sessions a server holds open by default, all principals
+/// together (each about 50 KB of memory in `rmcp`).
+pub const DEFAULT_SESSIONS_TOTAL: usize = 1024;
+/// How long a `2025-11-25` session lives without a request, by default.
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
 
 /// The settings of an [`McpServer`]; see there.
 pub struct McpServerBuilder {
@@ -95,6 +109,7 @@ pub struct McpServerBuilder {
     read_timeout: Duration,
     max_response_bytes: usize,
     legacy: Option<Duration>,
+    sessions: SessionLimits,
 }
 
 impl McpServerBuilder {
@@ -115,6 +130,27 @@ impl McpServerBuilder {
         if self.legacy.is_some() {
             self.legacy = Some(timeout);
         }
+        self
+    }
+
+    /// The caps on `2025-11-25` sessions: at most `per_principal` open for
+    /// one principal and `total` for the server
+    /// ([`DEFAULT_SESSIONS_PER_PRINCIPAL`], [`DEFAULT_SESSIONS_TOTAL`]). An
+    /// `initialize` past a cap is refused with HTTP 429 and `Retry-After`
+    /// ([`RpcError::capacity_reached`](crate::RpcError::capacity_reached));
+    /// the principal's other sessions, and everyone else's, are served on.
+    #[must_use]
+    pub fn max_sessions(mut self, per_principal: usize, total: usize) -> Self {
+        self.sessions.per_principal = per_principal;
+        self.sessions.total = total;
+        self
+    }
+
+    /// How long a `2025-11-25` session lives without a request before it is
+    /// closed ([`DEFAULT_SESSION_IDLE`]).
+    #[must_use]
+    pub fn session_idle_timeout(mut self, idle: Duration) -> Self {
+        self.sessions.idle = idle;
         self
     }
 
@@ -183,6 +219,9 @@ impl McpServerBuilder {
         if self.read_timeout.is_zero()
             || self.max_response_bytes == 0
             || self.legacy.is_some_and(|timeout| timeout.is_zero())
+            || self.sessions.per_principal == 0
+            || self.sessions.total == 0
+            || self.sessions.idle.is_zero()
         {
             return Err(ServerConfigError::ZeroLimit);
         }
@@ -191,13 +230,13 @@ impl McpServerBuilder {
             .with_limits(self.limits)
             .with_read_timeout(self.read_timeout)
             .with_max_response_bytes(self.max_response_bytes);
-        let flow = match self.auth {
-            Auth::Unset if anonymous_codec => RmcpFlow::anonymous(self.flow),
+        let (flow, authenticate) = match self.auth {
+            Auth::Unset if anonymous_codec => (RmcpFlow::anonymous(self.flow), None),
             Auth::Unset => return Err(ServerConfigError::NoAuthentication),
             Auth::Anonymous if !anonymous_codec => {
                 return Err(ServerConfigError::AnonymousCodecRequired);
             }
-            Auth::Anonymous => RmcpFlow::anonymous(self.flow),
+            Auth::Anonymous => (RmcpFlow::anonymous(self.flow), None),
             Auth::Principal(principal) => {
                 if !anonymous_codec {
                     let check = Arc::clone(&principal);
@@ -205,7 +244,11 @@ impl McpServerBuilder {
                         check(parts).is_some_and(|principal| !principal.is_empty())
                     }));
                 }
-                RmcpFlow::from_shared(self.flow, principal)
+                // Every request is authenticated where the codec needs a
+                // principal; over an anonymous codec a request without one
+                // is still served, as the anonymous principal.
+                let sessions = (!anonymous_codec).then(|| Arc::clone(&principal));
+                (RmcpFlow::from_shared(self.flow, principal), sessions)
             }
         };
         let handler = Legacy::new(handler(flow))
@@ -213,12 +256,12 @@ impl McpServerBuilder {
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.legacy.is_some())
             .with_json_response(true);
-        let service = StreamableHttpService::new(
-            move || Ok(handler.clone()),
-            Arc::new(LocalSessionManager::default()),
-            config,
-        );
-        Ok(layer.layer(service))
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(self.sessions.idle);
+        let manager = Arc::new(manager);
+        let book = Arc::new(SessionBook::new(Arc::clone(&manager), self.sessions));
+        let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
+        Ok(Sessions::new(layer.layer(service), book, authenticate))
     }
 }
 
@@ -230,6 +273,7 @@ impl fmt::Debug for McpServerBuilder {
             .field("read_timeout", &self.read_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("legacy", &self.legacy)
+            .field("sessions", &self.sessions)
             .finish_non_exhaustive()
     }
 }
@@ -246,7 +290,8 @@ pub enum ServerConfigError {
     AnonymousCodecRequired,
     /// A master key of the codec is all zero bytes: a placeholder.
     AllZeroKey,
-    /// A zero read timeout or response cap: every request would fail.
+    /// A zero read timeout, response cap, session cap or idle timeout:
+    /// every request (or every session) would fail.
     ZeroLimit,
 }
 
@@ -267,8 +312,8 @@ impl fmt::Display for ServerConfigError {
                  openssl rand -base64 32) and load it with MasterKey::from_base64"
             }
             Self::ZeroLimit => {
-                "the read timeout, the response cap and the legacy answer timeout must be \
-                 above zero"
+                "the read timeout, the response cap, the legacy answer timeout, the session \
+                 caps and the session idle timeout must be above zero"
             }
         })
     }

@@ -286,7 +286,7 @@ where
 }
 
 /// A JSON-RPC error response with the error's HTTP status.
-fn refusal<B>(id: &Value, error: &RpcError) -> Response<ScreenedBody<B>> {
+pub(crate) fn refusal<B>(id: &Value, error: &RpcError) -> Response<ScreenedBody<B>> {
     let body = json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()});
     let mut response = Response::new(Either::Left(Full::new(Bytes::from(body.to_string()))));
     *response.status_mut() =

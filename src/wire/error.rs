@@ -50,6 +50,8 @@ impl RpcError {
     /// (the code MCP servers use in JSON-RPC's server-error range; the
     /// HTTP status, 401, is what the MCP authorization spec names).
     pub const UNAUTHENTICATED: i64 = -32001;
+    /// A cap on open sessions is reached (server-defined range; HTTP 429).
+    pub const CAPACITY_REACHED: i64 = -32000;
 
     pub(crate) fn new(
         code: i64,
@@ -229,6 +231,25 @@ impl RpcError {
             "Unauthorized: authentication is missing; send credentials and call again",
             None,
             401,
+        )
+    }
+
+    /// `-32000`, HTTP 429: a cap on what the server holds open (sessions of
+    /// one principal, or of everyone) is reached. `what` names it, and the
+    /// HTTP response says when to try again (`Retry-After`).
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    ///
+    /// let error = RpcError::capacity_reached("sessions for this principal");
+    /// assert_eq!((error.code(), error.http_status()), (-32000, 429));
+    /// ```
+    pub fn capacity_reached(what: &'static str) -> Self {
+        Self::new(
+            Self::CAPACITY_REACHED,
+            "Too many open: close one (a session: DELETE it) or retry later",
+            Some(json!({"limit": what})),
+            429,
         )
     }
 

@@ -13,4 +13,5 @@ mod redis_http;
 mod rmcp_adapter;
 mod rmcp_macros;
 mod runtime_flows;
+mod sessions;
 mod wiring;

@@ -420,6 +420,7 @@ async fn the_demo_lists_its_tools_from_the_router() {
         .header("content-type", "application/json")
         .header("mcp-protocol-version", "2026-07-28")
         .header("mcp-method", "tools/list")
+        .header("authorization", "Bearer ada")
         .body(Full::new(Bytes::from(body.to_string())))
         .unwrap();
     let response = demo().call(request).await.unwrap();
