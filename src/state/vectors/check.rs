@@ -69,7 +69,7 @@ fn check_positive(vector: &Vector) {
         .map(|n| unhex(n).try_into().unwrap());
     let minter = vector.codec(true);
     let token = minter
-        .seal_claims(
+        .mint_claims(
             &binding,
             claims.meta(),
             &claims.clone().into_contents(),

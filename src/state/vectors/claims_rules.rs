@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 
 use super::file::Vector;
 use super::inputs::digest_text;
-use super::negative::{negative, seal_raw};
+use super::negative::{mint_raw, negative};
 use crate::state::layout;
 
 /// Claims that open: every negative of [`claims_rule_negatives`] breaks one
@@ -31,7 +31,7 @@ pub(super) fn good_claims_text() -> String {
 pub(super) fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
     let good = good_claims_text();
     let (ship, email) = (ship_digest(), email_digest());
-    let control = seal_raw(base, good.as_bytes(), 99);
+    let control = mint_raw(base, good.as_bytes(), 99);
     let opened = base
         .codec(false)
         .open_at::<Value>(&control, &base.binding.binding(), base.now());
@@ -41,7 +41,7 @@ pub(super) fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
         &format!(r#","inv":{{"ship":{{"q":"{ship}","n":2}}}},"once":["mail"]{CLAIMS_TAIL}"#),
         1,
     );
-    let control = seal_raw(base, with_both.as_bytes(), 98);
+    let control = mint_raw(base, with_both.as_bytes(), 98);
     let opened = base
         .codec(false)
         .open_at::<Value>(&control, &base.binding.binding(), base.now());
@@ -68,7 +68,7 @@ pub(super) fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
                 &description,
                 "bad_claims",
                 |v| {
-                    v.token = seal_raw(v, plain.as_bytes(), 100 + index as u8);
+                    v.token = mint_raw(v, plain.as_bytes(), 100 + index as u8);
                 },
             )
         })

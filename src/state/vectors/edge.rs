@@ -6,7 +6,7 @@ use serde_json::json;
 use super::claims_rules::{claims_rule_negatives, good_claims_text};
 use super::file::Vector;
 use super::inputs::T0;
-use super::negative::{edit_bytes, negative, seal_raw};
+use super::negative::{edit_bytes, mint_raw, negative};
 use super::text::non_canonical_base64;
 use crate::state::layout;
 
@@ -31,7 +31,7 @@ pub(super) fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             "round 4, opened exactly at the flow's deadline",
             "flow_expired",
             |v| {
-                v.token = seal_raw(v, &claims(4, T0 + 1500, T0 + 1800), 41);
+                v.token = mint_raw(v, &claims(4, T0 + 1500, T0 + 1800), 41);
                 v.now = T0 + 1800;
             },
         ),
@@ -41,7 +41,7 @@ pub(super) fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             "an authentic token claiming round 0",
             "too_many_rounds",
             |v| {
-                v.token = seal_raw(v, &claims(0, T0 + 60, T0 + 1800), 42);
+                v.token = mint_raw(v, &claims(0, T0 + 60, T0 + 1800), 42);
             },
         ),
         negative(
@@ -51,7 +51,7 @@ pub(super) fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             "bad_claims",
             |v| {
                 let plain = br#"{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"CwsLCwsLCwsLCwsLCwsLCw","q":{},"ans":{}}"#;
-                v.token = seal_raw(v, plain, 43);
+                v.token = mint_raw(v, plain, 43);
             },
         ),
         negative(
@@ -61,7 +61,7 @@ pub(super) fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             "bad_claims",
             |v| {
                 let plain = br#"{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"CwsLCwsLCwsLCwsLCwsLCw","q":{},"ans":{},"app":{},"admin":true}"#;
-                v.token = seal_raw(v, plain, 44);
+                v.token = mint_raw(v, plain, 44);
             },
         ),
         negative(
@@ -70,7 +70,7 @@ pub(super) fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             "authentic, but the claims are not JSON",
             "bad_claims",
             |v| {
-                v.token = seal_raw(v, b"not json", 45);
+                v.token = mint_raw(v, b"not json", 45);
             },
         ),
         negative(
@@ -129,7 +129,7 @@ pub(super) fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
 /// Authentic tokens at the length limits of the layout (§2), and an `app`
 /// the verifier's application type does not accept (§5.2).
 pub(super) fn limit_negatives(base: &Vector) -> Vec<Vector> {
-    let shortest = seal_raw(base, b"", 60);
+    let shortest = mint_raw(base, b"", 60);
     vec![
         negative(
             base,
@@ -156,7 +156,7 @@ pub(super) fn limit_negatives(base: &Vector) -> Vec<Vector> {
             "bad_claims",
             |v| {
                 let plain = good_claims_text().replacen(r#""app":{}"#, r#""app":"cart""#, 1);
-                v.token = seal_raw(v, plain.as_bytes(), 61);
+                v.token = mint_raw(v, plain.as_bytes(), 61);
                 v.app_type = Some("object".to_owned());
             },
         ),

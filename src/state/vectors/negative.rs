@@ -35,11 +35,12 @@ pub(super) fn edit_bytes(token: &str, edit: impl FnOnce(&mut Vec<u8>)) -> String
     layout::encode_token(&bytes)
 }
 
-/// Seals arbitrary claim bytes with the vector's minting key and binding.
-pub(super) fn seal_raw(base: &Vector, plain: &[u8], nonce_seed: u8) -> String {
+/// Mints a token of arbitrary claim bytes with the vector's minting key and
+/// binding.
+pub(super) fn mint_raw(base: &Vector, plain: &[u8], nonce_seed: u8) -> String {
     let nonce = (base.mode == "sealed")
         .then(|| <[u8; NONCE_LEN]>::try_from(unhex(&nonce_for(nonce_seed))).unwrap());
     base.codec(true)
-        .seal_bytes(&base.binding.binding(), plain, nonce)
+        .mint_bytes(&base.binding.binding(), plain, nonce)
         .unwrap()
 }

@@ -56,7 +56,7 @@ fn build_positive(draft: &Draft, index: usize) -> Vector {
         .map(|n| unhex(n).try_into().unwrap());
     let token = vector
         .codec(true)
-        .seal_claims(
+        .mint_claims(
             &binding,
             claims.meta(),
             &claims.clone().into_contents(),
