@@ -151,14 +151,17 @@ fn code(path: &Path) -> (String, Vec<String>) {
                 }
             }
             let item = lines.next().unwrap_or_default().trim();
-            if let Some(name) = item.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
+            let Some(module) = ["mod ", "pub(super) mod ", "pub(crate) mod "]
+                .iter()
+                .find_map(|p| item.strip_prefix(p))
+            else {
+                continue;
+            };
+            if let Some(name) = module.strip_suffix(';') {
                 test_only.push(name.to_owned());
                 continue;
             }
-            if item.starts_with("mod ") || item.starts_with("pub(crate) mod ") {
-                break; // the inline test module, last in the file
-            }
-            continue;
+            break; // the inline test module, last in the file
         }
         let line = line.split("//").next().unwrap_or_default();
         out.push_str(line);
