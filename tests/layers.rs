@@ -14,12 +14,16 @@
 //! - module-level edges follow `json -> wire -> state, form -> runtime ->
 //!   tower -> rmcp -> bin` ([`ALLOWED`], printed on failure);
 //! - no `mod.rs` defines items beyond declarations and re-exports
-//!   ([`NOT_YET_AN_INDEX`] lists the exceptions, each with its reason).
+//!   ([`NOT_YET_AN_INDEX`] lists the exceptions, each with its reason);
+//! - the files only a `#[cfg(test)] mod` declaration includes, test-only
+//!   code kept in `src/`, are exactly those [`TEST_ONLY_IN_SRC`] lists, each
+//!   with its reason.
 //!
 //! A path resolves to the longest prefix that names a file, so a re-exported
 //! name counts as a reference to the `mod.rs` that re-exports it: the check
-//! can only over-count. Test code (an inline `#[cfg(test)] mod` and the
-//! files only such a declaration includes) and comments are not read.
+//! can only over-count. Inline test code (a `#[cfg(test)]` item, the inline
+//! test module) and comments are not read. The test-only files are read like
+//! the others and keep to the same rules; nothing outside them imports them.
 //!
 //! `cargo test --test layers -- --nocapture` prints the files layer by
 //! layer, each above everything it imports.
@@ -68,6 +72,15 @@ const ALLOWED: &[(&str, &[&str])] = &[
 const NOT_YET_AN_INDEX: &[(&str, &str)] = &[(
     "form/format/mod.rs",
     "the Format enum is the module's one type, and what its files are dispatched from; a file of its own would be format/format.rs",
+)];
+
+/// Test-only code kept in `src/`: each file, or folder (ending in `/`), that
+/// only a `#[cfg(test)] mod` declaration includes, and why it is not under
+/// `tests/`.
+const TEST_ONLY_IN_SRC: &[(&str, &str)] = &[(
+    "state/vectors/",
+    "the known-answer vectors' generator and checks mint tokens through the codec's \
+     crate-private internals with fixed nonces: minting with fixed nonces must never become API",
 )];
 
 fn root() -> PathBuf {
@@ -138,14 +151,17 @@ fn code(path: &Path) -> (String, Vec<String>) {
                 }
             }
             let item = lines.next().unwrap_or_default().trim();
-            if let Some(name) = item.strip_prefix("mod ").and_then(|r| r.strip_suffix(';')) {
+            let Some(module) = ["mod ", "pub(super) mod ", "pub(crate) mod "]
+                .iter()
+                .find_map(|p| item.strip_prefix(p))
+            else {
+                continue;
+            };
+            if let Some(name) = module.strip_suffix(';') {
                 test_only.push(name.to_owned());
                 continue;
             }
-            if item.starts_with("mod ") || item.starts_with("pub(crate) mod ") {
-                break; // the inline test module, last in the file
-            }
-            continue;
+            break; // the inline test module, last in the file
         }
         let line = line.split("//").next().unwrap_or_default();
         out.push_str(line);
@@ -354,6 +370,9 @@ fn layer(m: &ModPath) -> String {
 struct Graph {
     files: BTreeMap<ModPath, PathBuf>,
     edges: BTreeMap<ModPath, BTreeSet<ModPath>>,
+    /// The files only a `#[cfg(test)] mod` includes: the module it declares
+    /// and every module below it.
+    test_only: BTreeSet<ModPath>,
 }
 
 fn graph() -> Graph {
@@ -361,25 +380,26 @@ fn graph() -> Graph {
     walk(&root(), &Vec::new(), &mut files);
     assert!(files.len() > 60, "src/ not found");
     let mut edges = BTreeMap::new();
-    let mut test_only = BTreeSet::new();
+    let mut declared = BTreeSet::new();
     for (module, path) in &files {
         let (deps, tests) = references(module, path, &files);
         for t in tests {
             let mut m = module.clone();
             m.push(t);
-            test_only.insert(m);
+            declared.insert(m);
         }
         edges.insert(module.clone(), deps);
     }
-    // Files only a `#[cfg(test)] mod` includes are test code.
-    for m in &test_only {
-        edges.remove(m);
-        files.remove(m);
+    let test_only = files
+        .keys()
+        .filter(|m| declared.iter().any(|d| m.starts_with(d)))
+        .cloned()
+        .collect();
+    Graph {
+        files,
+        edges,
+        test_only,
     }
-    for deps in edges.values_mut() {
-        deps.retain(|d| !test_only.contains(d));
-    }
-    Graph { files, edges }
 }
 
 #[test]
@@ -425,7 +445,7 @@ fn the_crate_files_import_each_other_without_a_cycle() {
 
 #[test]
 fn no_file_imports_through_an_index_it_is_inside() {
-    let Graph { files, edges } = graph();
+    let Graph { files, edges, .. } = graph();
     let mut bad = Vec::new();
     for (m, deps) in &edges {
         for d in deps {
@@ -532,4 +552,46 @@ fn every_mod_rs_only_declares_and_re_exports() {
              drop it from the list"
         );
     }
+}
+
+#[test]
+fn test_only_code_in_src_is_listed() {
+    let Graph {
+        files, test_only, ..
+    } = graph();
+    let covers = |entry: &str, file: &str| {
+        file == entry || (entry.ends_with('/') && file.starts_with(entry))
+    };
+    let mut bad = Vec::new();
+    for (m, path) in &files {
+        let file = relative(path);
+        let listed = TEST_ONLY_IN_SRC
+            .iter()
+            .any(|(entry, _)| covers(entry, &file));
+        match (test_only.contains(m), listed) {
+            (true, false) => bad.push(format!(
+                "{file} is test-only code in src/: move it to tests/, or list it in \
+                 TEST_ONLY_IN_SRC with the reason it stays"
+            )),
+            (false, true) => bad.push(format!(
+                "{file} is listed in TEST_ONLY_IN_SRC but not reached only through a \
+                 `#[cfg(test)] mod`: it is built into the library"
+            )),
+            _ => {}
+        }
+    }
+    for (entry, reason) in TEST_ONLY_IN_SRC {
+        if !files.values().any(|path| covers(entry, &relative(path))) {
+            bad.push(format!(
+                "{entry} is listed in TEST_ONLY_IN_SRC but is no longer there: drop it"
+            ));
+        }
+        assert!(!reason.trim().is_empty(), "{entry}: give the reason");
+    }
+    assert!(
+        bad.is_empty(),
+        "test-only code in src/ against TEST_ONLY_IN_SRC:\n{}",
+        bad.join("\n")
+    );
+    println!("{} test-only files in src/, all listed", test_only.len());
 }

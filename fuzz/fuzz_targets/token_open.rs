@@ -97,7 +97,7 @@ fn garbage_never_opens(input: &[u8]) {
 }
 
 /// Application data (as a string, and as JSON when the input is JSON) and an
-/// answer survive sealing and opening unchanged.
+/// answer survive minting and opening unchanged.
 fn app_data_round_trips(input: &[u8]) {
     let text = String::from_utf8_lossy(input).into_owned();
     let json = serde_json::from_slice::<Value>(input).ok();

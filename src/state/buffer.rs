@@ -5,8 +5,8 @@ use zeroize::Zeroizing;
 use crate::state::layout::Mode;
 
 /// The buffer a new token is built in: zeroed room for the header, then the
-/// claims, then the tag. The claims are secret until sealed (carried answers,
-/// application data), so the buffer is wiped when dropped and, unlike a bare
+/// claims, then the tag. The claims are secret until the token is minted
+/// (carried answers, application data), so the buffer is wiped when dropped and, unlike a bare
 /// `Zeroizing<Vec<u8>>`, also wipes the allocation it leaves behind when it
 /// grows (a `Vec` that grows copies its bytes and frees the old allocation
 /// as it is).
@@ -49,7 +49,7 @@ impl TokenBuffer {
 
     /// The finished token's bytes, once they are ciphertext or signed
     /// claims the client may read: nothing is left to wipe.
-    pub(crate) fn into_sealed(mut self) -> Vec<u8> {
+    pub(crate) fn into_minted(mut self) -> Vec<u8> {
         std::mem::take(&mut *self.0)
     }
 }
@@ -87,6 +87,6 @@ mod tests {
         expected.extend_from_slice(&data);
         assert_eq!(buffer.as_mut_slice(), &expected[..]);
         assert!(buffer.0.capacity() >= expected.len() + 32);
-        assert_eq!(buffer.into_sealed(), expected);
+        assert_eq!(buffer.into_minted(), expected);
     }
 }

@@ -219,7 +219,7 @@ pub(crate) fn encode<A: Serialize>(
     Ok(out)
 }
 
-/// Writes the claims JSON to `out`, where the codec seals it in place.
+/// Writes the claims JSON to `out`, where the codec seals or signs it in place.
 pub(crate) fn encode_into<A: Serialize>(
     meta: &Meta,
     contents: &StateContents<A>,

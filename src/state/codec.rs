@@ -1,5 +1,5 @@
 //! [`StateCodec`], which mints and opens tokens, and its [`CodecBuilder`].
-//! The two constructions it seals with are in `sealed.rs` and `signed.rs`.
+//! The two constructions it mints with are in `sealed.rs` and `signed.rs`.
 
 use std::fmt;
 use std::sync::Arc;
@@ -375,12 +375,12 @@ impl StateCodec {
             round,
             flow_id,
         };
-        self.seal_claims(binding, &meta, contents, nonce)
+        self.mint_claims(binding, &meta, contents, nonce)
     }
 
-    /// Seals or signs complete claims. Crate-private so the known-answer
+    /// Mints a token of complete claims. Crate-private so the known-answer
     /// vectors can fix every input, the nonce included.
-    pub(crate) fn seal_claims<A: Serialize>(
+    pub(crate) fn mint_claims<A: Serialize>(
         &self,
         binding: &Binding<'_>,
         meta: &Meta,
@@ -389,13 +389,13 @@ impl StateCodec {
     ) -> Result<String, MintError> {
         let mut buffer = TokenBuffer::new(self.mode);
         claims_json::encode_into(meta, contents, &mut buffer).map_err(MintError::Serialize)?;
-        self.seal_in_place(binding, buffer, nonce)
+        self.mint_in_place(binding, buffer, nonce)
     }
 
-    /// Seals or signs claim bytes as they are. The known-answer vectors use
+    /// Mints a token of claim bytes as they are. The known-answer vectors use
     /// it directly to make authentic tokens whose claims do not parse.
     #[cfg(test)]
-    pub(crate) fn seal_bytes(
+    pub(crate) fn mint_bytes(
         &self,
         binding: &Binding<'_>,
         plain: &[u8],
@@ -403,13 +403,13 @@ impl StateCodec {
     ) -> Result<String, MintError> {
         let mut buffer = TokenBuffer::new(self.mode);
         buffer.extend_from_slice(plain);
-        self.seal_in_place(binding, buffer, nonce)
+        self.mint_in_place(binding, buffer, nonce)
     }
 
-    /// Seals or signs `buffer`: room for the header, then the claims. The
-    /// header is written over the room, the claims are encrypted in place
-    /// (sealed), the tag is appended.
-    fn seal_in_place(
+    /// Mints the token of `buffer`: room for the header, then the claims.
+    /// The header is written over the room, the claims are encrypted in
+    /// place (sealed) or stay as they are (signed), the tag is appended.
+    fn mint_in_place(
         &self,
         binding: &Binding<'_>,
         mut buffer: TokenBuffer,
@@ -441,11 +441,11 @@ impl StateCodec {
                 buffer.extend_from_slice(&tag);
             }
             None => {
-                let tag = signed::seal(key, &context, body);
+                let tag = signed::sign(key, &context, body);
                 buffer.extend_from_slice(&tag);
             }
         }
-        let bytes = buffer.into_sealed();
+        let bytes = buffer.into_minted();
         let token = layout::encode_token(&bytes);
         if token.len() > self.policy.max_token_len() {
             return Err(MintError::TooLarge {

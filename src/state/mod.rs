@@ -33,6 +33,11 @@ mod replay_redis;
 mod sealed;
 mod signed;
 #[cfg(test)]
+#[allow(
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "test code: overflow or truncation panics or fails the test"
+)]
 mod vectors;
 
 pub use binding::Binding;

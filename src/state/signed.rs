@@ -11,7 +11,7 @@ use crate::state::layout::RawToken;
 
 /// Signs `body` under `key`, authenticating `context`, and returns the tag
 /// to append.
-pub(super) fn seal(key: &MasterKey, context: &[u8], body: &[u8]) -> [u8; 32] {
+pub(super) fn sign(key: &MasterKey, context: &[u8], body: &[u8]) -> [u8; 32] {
     let mut mac = key.sign_mac();
     mac.update(context);
     mac.update(&context::field_len(body));

@@ -551,7 +551,7 @@ class Codec:
 
     # -- §6 / §7 construction, from claims bytes ---------------------------
 
-    def seal_bytes(self, claims: bytes, binding: Binding, nonce: bytes | None = None,
+    def mint_bytes(self, claims: bytes, binding: Binding, nonce: bytes | None = None,
                    key: DerivedKey | None = None) -> str:
         key = key or self.ring.active
         if self.version == SEALED:
@@ -599,7 +599,7 @@ class Codec:
         if expiry is None:
             raise MintRefused("expiry overflows")
         claims = Claims(now, min(expiry, dl), dl, rnd, fid, dict(q), dict(ans), app)
-        return self.seal_bytes(serialize_claims(claims), binding, nonce), claims
+        return self.mint_bytes(serialize_claims(claims), binding, nonce), claims
 
     # -- §8 verification ----------------------------------------------------
 
@@ -737,7 +737,7 @@ class Runner:
             if ctx.hex() != v["context"]:
                 problems.append(f"context differs:\n  ours   {ctx.hex()}\n  vector {v['context']}")
 
-            token = codec.seal_bytes(claims_bytes, binding, nonce, key=mint_key)
+            token = codec.mint_bytes(claims_bytes, binding, nonce, key=mint_key)
             if token != v["token"]:
                 problems.append(f"re-minted token differs:\n  ours   {token}\n  vector {v['token']}")
 
@@ -932,35 +932,35 @@ class Runner:
             nonce = bytes(24) if mode == "sealed" else None
             for label, text in bad_claims.items():
                 data = b'{"iat":100,"app":"\xff"}' if text is None else text.encode("utf-8")
-                tok = codec.seal_bytes(data, b, nonce)
+                tok = codec.mint_bytes(data, b, nonce)
                 r = _reason(lambda: codec.open(tok, b, 200))
                 self.check(f"self:{mode}-bad-claims-{label}",
                            [] if r == "bad_claims" else [f"expected bad_claims, got {r}"])
             # §5.2: 126 levels in app (127 with the claims) parse; inside r and
             # app a repeated member name keeps the last
             deep = good.replace('"app":null', '"app":' + "[" * 126 + "]" * 126)
-            tok = codec.seal_bytes(deep.encode(), b, nonce)
+            tok = codec.mint_bytes(deep.encode(), b, nonce)
             r = _reason(lambda: codec.open(tok, b, 200))
             self.check(f"self:{mode}-depth-127", [] if r is None else [f"got {r}"])
             twice = good.replace('"ans":{}', '"ans":{"k":{"q":"' + b64url_encode(bytes(32))
                                  + '","r":{"a":1,"a":2}}}').replace('"app":null', '{"x":1,"x":2}'.join(['"app":', '']))
-            tok = codec.seal_bytes(twice.encode(), b, nonce)
+            tok = codec.mint_bytes(twice.encode(), b, nonce)
             got = _try(lambda: codec.open(tok, b, 200))
             ok = got is not None and got.ans["k"].r == {"a": 2} and got.app == {"x": 2}
             self.check(f"self:{mode}-repeated-name-in-r-and-app", [] if ok else ["not kept the last"])
             # rnd 0 parses, then fails step 11
-            tok = codec.seal_bytes(good.replace('"rnd":1', '"rnd":0').encode(), b, nonce)
+            tok = codec.mint_bytes(good.replace('"rnd":1', '"rnd":0').encode(), b, nonce)
             r = _reason(lambda: codec.open(tok, b, 200))
             self.check(f"self:{mode}-rnd-0", [] if r == "too_many_rounds" else [f"got {r}"])
             # a negative time within range parses
             early = good.replace('"iat":100', '"iat":-100').replace('"exp":700', '"exp":500')
-            tok = codec.seal_bytes(early.encode(), b, nonce)
+            tok = codec.mint_bytes(early.encode(), b, nonce)
             r = _reason(lambda: codec.open(tok, b, 200))
             self.check(f"self:{mode}-negative-iat", [] if r is None else [f"got {r}"])
             # checked arithmetic: iat + ttl beyond the range of §5 -> expired
             big = good.replace('"iat":100', f'"iat":{TIME_MAX - 50}') \
                       .replace('"exp":700', f'"exp":{TIME_MAX}').replace('"dl":1900', f'"dl":{TIME_MAX}')
-            tok = codec.seal_bytes(big.encode(), b, nonce)
+            tok = codec.mint_bytes(big.encode(), b, nonce)
             r = _reason(lambda: codec.open(tok, b, TIME_MAX - 100))
             self.check(f"self:{mode}-iat-plus-ttl-overflow", [] if r == "expired" else [f"got {r}"])
             # round trip through the §9 minter, then the round cap and the deadline
@@ -976,7 +976,7 @@ class Runner:
             self.check(f"self:{mode}-mint-round-2", [] if ok else ["minted round 2 does not open as expected"])
             again = Reask(bytes(32), 2)
             claims3 = Claims(1200, 1800, c1.dl, 3, c1.fid, {"k": bytes(32)}, {}, None, {"k": again}, ["mail", "a"])
-            t3 = codec.seal_bytes(serialize_claims(claims3), b, nonce)
+            t3 = codec.mint_bytes(serialize_claims(claims3), b, nonce)
             got = _try(lambda: codec.open(t3, b, 1200))
             ok = got is not None and got.inv == {"k": again} and got.once == ["a", "mail"]
             self.check(f"self:{mode}-inv-once", [] if ok else ["inv and once do not round-trip"])

@@ -1,5 +1,4 @@
-//! Known-answer vectors: `tests/vectors/*.json`, checked here, made by
-//! `generate`.
+//! The checks of the known-answer vectors, `tests/vectors/*.json`.
 //!
 //! Every positive vector is minted again from its inputs (key, nonce, binding,
 //! claims) and must give the same token byte for byte, then open at `now`.
@@ -8,24 +7,16 @@
 //! saying what to do, when they differ, and writes them only when
 //! `MRTR_GUARD_WRITE_VECTORS=1`.
 
-#![allow(
-    clippy::arithmetic_side_effects,
-    clippy::cast_possible_truncation,
-    reason = "test code: overflow or truncation panics or fails the test"
-)]
-
-mod file;
-mod generate;
-
 use serde_json::Value;
 
-use file::{
-    ARGUMENTS_FILE, ArgumentsCase, ArgumentsFile, BindingSpec, KeysSpec, PolicySpec, TOKEN_FILES,
-    Vector, VectorFile, canonical_and_digest, hex, unhex, vectors_dir,
+use super::file::{
+    ARGUMENTS_FILE, ArgumentsFile, TOKEN_FILES, Vector, VectorFile, canonical_and_digest, hex,
+    unhex, vectors_dir,
 };
-
-use super::layout::{self, NONCE_LEN};
-use super::{StateError, claims_json, context};
+use super::generate;
+use crate::state::error::StateError;
+use crate::state::layout::{self, NONCE_LEN};
+use crate::state::{claims_json, context};
 
 fn load_all() -> Vec<(String, Vector)> {
     let mut all = Vec::new();
@@ -78,7 +69,7 @@ fn check_positive(vector: &Vector) {
         .map(|n| unhex(n).try_into().unwrap());
     let minter = vector.codec(true);
     let token = minter
-        .seal_claims(
+        .mint_claims(
             &binding,
             claims.meta(),
             &claims.clone().into_contents(),
@@ -224,7 +215,7 @@ fn checked_in_vectors_are_what_the_generator_makes() {
     }
     assert!(
         stale.is_empty(),
-        "tests/vectors/{{{}}} differ from what src/state/vectors/generate.rs makes. If the \
+        "tests/vectors/{{{}}} differ from what src/state/vectors/ generates. If the \
          generator's change is intended (a new vector, a format revision), write the files with \
          `MRTR_GUARD_WRITE_VECTORS=1 cargo test -p mrtr-guard --all-features --lib state::vectors`, \
          review `git diff tests/vectors`, run scripts/vectors-crosscheck and update the counts in \
