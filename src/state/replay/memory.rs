@@ -1,224 +1,15 @@
-//! Single use: a token's (flow id, round) may be consumed once.
-//!
-//! The TTL and the binding bound replay; they do not prevent it. A server whose
-//! rounds must not run twice (a payment, a one-time redemption) gives its codec
-//! a [`ReplayGuard`].
-//!
-//! Two faces, one guard: [`ReplayGuard`] is what a codec holds and what sync
-//! callers ([`StateCodec::open_at`]) use; a guard that can answer without
-//! holding a thread (the memory guard, the Redis guard on its multiplexed
-//! connection) also hands out an [`AsyncReplayGuard`] through
-//! [`ReplayGuard::as_async`], which [`StateCodec::open_at_async`] (and the
-//! [`rmcp`](crate::rmcp) adapter through it) awaits. A guard without one is
-//! run on tokio's blocking pool by the adapter, as before. One trait object
-//! in the codec keeps the builder, the runtime and every existing guard as
-//! they were; the async face is an addition, not a second kind of codec.
+//! The replay guard for one process: bounded, with a share per principal.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
-use std::fmt;
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::{Mutex, PoisonError};
 
-use hmac::Mac as _;
 use time::OffsetDateTime;
 
-use crate::state::binding::Binding;
 use crate::state::claims::FlowId;
-use crate::state::context::push_field;
-use crate::state::keys::MasterKey;
-
-/// Records which tokens were used.
-///
-/// `consume` is called only for a token whose tag, binding, times and round
-/// checked out. It must be atomic: of two concurrent calls with the same flow
-/// id and round, exactly one succeeds. When the guard cannot tell (its store
-/// is down or full), it must fail closed with an error, never accept.
-///
-/// The codec passes `retain_until`, the token's expiry plus its policy's
-/// [`skew`](crate::state::Policy::skew): an instance whose clock runs up to the skew
-/// behind the one that consumed the token still opens it until then, so the
-/// entry must live at least that long. (Before 0.1 was released this argument
-/// was the bare expiry; implementations that stored it unchanged forgot
-/// entries up to one skew too early.)
-pub trait ReplayGuard: Send + Sync + fmt::Debug {
-    /// Marks (flow id, round) as used until `retain_until`, after which no
-    /// instance within the skew opens the token and the entry may be
-    /// forgotten. `now` is the caller's clock, which may differ from other
-    /// callers' and may step backwards.
-    ///
-    /// # Errors
-    ///
-    /// [`ReplayError::Replayed`] when the pair was consumed before;
-    /// [`ReplayError::Full`] or [`ReplayError::Unavailable`] when the guard
-    /// cannot record it.
-    fn consume(
-        &self,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError>;
-
-    /// [`consume`](Self::consume) on behalf of `principal`, what the codec
-    /// calls: a guard that bounds each principal's share of it
-    /// ([`MemoryReplayGuard::principal_share`]) overrides this. The default
-    /// ignores the principal.
-    ///
-    /// # Errors
-    ///
-    /// As [`consume`](Self::consume), and [`ReplayError::ShareExceeded`]
-    /// when `principal` holds its whole share.
-    fn consume_for(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
-        let _ = principal;
-        self.consume(flow_id, round, retain_until, now)
-    }
-
-    /// The guard's non-blocking face, when it has one. The default, `None`,
-    /// says that `consume` may block on I/O: async callers then run it off
-    /// their runtime's workers (the [`rmcp`](crate::rmcp) adapter uses
-    /// tokio's blocking pool).
-    fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
-        None
-    }
-}
-
-/// What [`AsyncReplayGuard::consume_for_async`] returns.
-pub type ConsumeFuture<'a> = Pin<Box<dyn Future<Output = Result<(), ReplayError>> + Send + 'a>>;
-
-/// A replay guard that answers without holding a thread while it waits:
-/// reached through [`ReplayGuard::as_async`]. Same contract as
-/// [`ReplayGuard::consume_for`]: atomic, fail closed.
-pub trait AsyncReplayGuard: Send + Sync + fmt::Debug {
-    /// [`ReplayGuard::consume_for`], awaited.
-    fn consume_for_async(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> ConsumeFuture<'_>;
-}
-
-/// Who consumed a token, as a replay guard sees it: 16 bytes of
-/// HMAC-SHA256 under the token's own key over the audience and the
-/// binding's principal (domain-separated from token tags by its label).
-/// It names the principal to the guard without revealing it: a guard's
-/// store (Redis) holds this, never the principal, and without the master
-/// key nobody can test a guess against it.
-///
-/// The same principal under the same key and audience always has the same
-/// key, on every instance; after a key rotation its tokens under the new
-/// key count apart from those under the old one until the old ones expire.
-/// Anonymous calls share one key.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PrincipalKey([u8; 16]);
-
-/// The label that separates principal keys from every token tag.
-const PRINCIPAL_LABEL: &[u8] = b"mrtr-guard/v1/replay-principal";
-
-impl PrincipalKey {
-    /// A key from its 16 bytes (for a guard's own tests, or a store that
-    /// reads them back).
-    pub fn from_bytes(bytes: [u8; 16]) -> Self {
-        Self(bytes)
-    }
-
-    /// The key's bytes.
-    pub fn to_bytes(self) -> [u8; 16] {
-        self.0
-    }
-
-    /// The principal key of `binding` under `key` for `audience`.
-    pub(crate) fn of(key: &MasterKey, audience: &str, binding: &Binding<'_>) -> Self {
-        let mut input = Vec::with_capacity(
-            64usize
-                .saturating_add(audience.len())
-                .saturating_add(binding.principal().map_or(0, str::len)),
-        );
-        push_field(&mut input, PRINCIPAL_LABEL);
-        push_field(&mut input, audience.as_bytes());
-        match binding.principal() {
-            None => input.push(0x00),
-            Some(principal) => {
-                input.push(0x01);
-                push_field(&mut input, principal.as_bytes());
-            }
-        }
-        let mut mac = key.sign_mac();
-        mac.update(&input);
-        let tag = mac.finalize().into_bytes();
-        let mut out = [0u8; 16];
-        for (slot, byte) in out.iter_mut().zip(tag.iter()) {
-            *slot = *byte;
-        }
-        Self(out)
-    }
-}
-
-impl fmt::Display for PrincipalKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for byte in &self.0 {
-            write!(f, "{byte:02x}")?;
-        }
-        Ok(())
-    }
-}
-
-impl fmt::Debug for PrincipalKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PrincipalKey({self})")
-    }
-}
-
-/// Why a replay guard refused a token.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ReplayError {
-    /// The token was used before.
-    Replayed,
-    /// The guard holds as many live entries as its capacity allows.
-    Full {
-        /// The guard's capacity.
-        capacity: usize,
-    },
-    /// The token's principal holds as many live entries as its share of
-    /// the guard allows: refused before it crowds out other principals.
-    ShareExceeded {
-        /// The most live entries one principal may hold.
-        share: usize,
-    },
-    /// The guard's store could not be reached or answered in error.
-    Unavailable(String),
-}
-
-impl fmt::Display for ReplayError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Replayed => f.write_str("requestState was already used"),
-            Self::Full { capacity } => write!(
-                f,
-                "replay guard is full ({capacity} live entries); refusing rather than forgetting"
-            ),
-            Self::ShareExceeded { share } => write!(
-                f,
-                "the principal holds its whole share of the replay guard ({share} live entries)"
-            ),
-            Self::Unavailable(why) => write!(f, "replay guard unavailable: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for ReplayError {}
+use crate::state::replay::error::ReplayError;
+use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard};
+use crate::state::replay::principal::PrincipalKey;
 
 /// A bounded replay guard for one process.
 ///
@@ -623,51 +414,12 @@ mod tests {
     }
 
     #[test]
-    fn principal_keys_differ_per_principal_key_and_audience() {
-        use crate::wire::Method;
-        let key = MasterKey::from_bytes(&[3; 32]).unwrap();
-        let other = MasterKey::from_bytes(&[4; 32]).unwrap();
-        let ada = Binding::new("ada", Method::ToolsCall, "t", None);
-        let ada_elsewhere = Binding::new("ada", Method::PromptsGet, "u", None);
-        let bob = Binding::new("bob", Method::ToolsCall, "t", None);
-        let anonymous = Binding::anonymous(Method::ToolsCall, "t", None);
-        let of = |key: &MasterKey, binding: &Binding<'_>| PrincipalKey::of(key, "aud", binding);
-        assert_eq!(
-            of(&key, &ada),
-            of(&key, &ada_elsewhere),
-            "the principal only"
-        );
-        assert_ne!(of(&key, &ada), of(&key, &bob));
-        assert_ne!(of(&key, &ada), of(&other, &ada));
-        assert_ne!(of(&key, &ada), PrincipalKey::of(&key, "other", &ada));
-        assert_ne!(
-            of(&key, &anonymous),
-            of(&key, &Binding::new("", Method::ToolsCall, "t", None))
-        );
-        let shown = format!("{:?} {}", of(&key, &ada), of(&key, &ada));
-        assert!(!shown.contains("ada"), "{shown}");
-        assert_eq!(of(&key, &ada).to_string().len(), 32);
-    }
-
-    #[test]
     fn zero_capacity_refuses_everything() {
         let guard = MemoryReplayGuard::new(0);
         assert!(guard.is_empty());
         assert_eq!(
             guard.consume(FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
             Err(ReplayError::Full { capacity: 0 })
-        );
-    }
-
-    #[test]
-    fn messages() {
-        assert_eq!(
-            ReplayError::Replayed.to_string(),
-            "requestState was already used"
-        );
-        assert_eq!(
-            ReplayError::Full { capacity: 3 }.to_string(),
-            "replay guard is full (3 live entries); refusing rather than forgetting"
         );
     }
 }
