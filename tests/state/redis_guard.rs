@@ -28,7 +28,7 @@ use std::sync::{Arc, Barrier, Once};
 use std::task::Poll;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mrtr_guard::state::{RedisConfigError, ReplayError};
+use mrtr_guard::state::{PrincipalKey, RedisConfigError, ReplayError};
 use mrtr_guard::{
     Binding, MasterKey, Method, RedisReplayGuard, ReplayGuard, StateCodec, StateContents,
     StateError,
@@ -122,6 +122,11 @@ fn instance(guard: Arc<dyn ReplayGuard>) -> StateCodec {
 
 fn binding() -> Binding<'static> {
     Binding::new("ada", Method::ToolsCall, "redeem_voucher", None)
+}
+
+/// The principal of a direct `consume` (no share is set: any will do).
+fn anyone() -> PrincipalKey {
+    PrincipalKey::from_bytes([0; 16])
 }
 
 /// An instance without a guard: mints, and opens to read the claims.
@@ -370,7 +375,7 @@ fn credentials_and_database_come_from_the_url() {
     let flow = minter().open::<()>(&token(), &binding()).unwrap().flow_id();
     let now = time::OffsetDateTime::now_utc();
     let later = now + time::Duration::minutes(1);
-    assert_eq!(guard.consume(flow, 1, later, now), Ok(()));
+    assert_eq!(guard.consume(anyone(), flow, 1, later, now), Ok(()));
     let _: () = redis::cmd("SELECT").arg(4).query(&mut admin).unwrap();
     let exists: i64 = redis::cmd("EXISTS")
         .arg(guard.key(flow, 1))
@@ -426,13 +431,22 @@ fn a_key_that_expired_can_be_set_again_and_px_is_at_least_one_ms() {
     let claims = minter.open::<()>(&codec_token, &binding()).unwrap();
     let now = time::OffsetDateTime::now_utc();
     // Expiry already reached: PX is clamped to 1 ms instead of erroring.
-    assert_eq!(guard.consume(claims.flow_id(), 1, now, now), Ok(()));
-    std::thread::sleep(Duration::from_millis(20));
-    assert_eq!(guard.consume(claims.flow_id(), 1, now, now), Ok(()));
-    let later = now + time::Duration::minutes(1);
-    assert_eq!(guard.consume(claims.flow_id(), 2, later, now), Ok(()));
     assert_eq!(
-        guard.consume(claims.flow_id(), 2, later, now),
+        guard.consume(anyone(), claims.flow_id(), 1, now, now),
+        Ok(())
+    );
+    std::thread::sleep(Duration::from_millis(20));
+    assert_eq!(
+        guard.consume(anyone(), claims.flow_id(), 1, now, now),
+        Ok(())
+    );
+    let later = now + time::Duration::minutes(1);
+    assert_eq!(
+        guard.consume(anyone(), claims.flow_id(), 2, later, now),
+        Ok(())
+    );
+    assert_eq!(
+        guard.consume(anyone(), claims.flow_id(), 2, later, now),
         Err(ReplayError::Replayed)
     );
 }

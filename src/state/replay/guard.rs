@@ -24,56 +24,40 @@ use crate::state::replay::principal::PrincipalKey;
 
 /// Records which tokens were used.
 ///
-/// `consume` is called only for a token whose tag, binding, times and round
-/// checked out. It must be atomic: of two concurrent calls with the same flow
-/// id and round, exactly one succeeds. When the guard cannot tell (its store
-/// is down or full), it must fail closed with an error, never accept.
+/// [`consume`](Self::consume) is called only for a token whose tag, binding,
+/// times and round checked out. It must be atomic: of two concurrent calls
+/// with the same flow id and round, exactly one succeeds. When the guard
+/// cannot tell (its store is down or full), it must fail closed with an
+/// error, never accept.
 ///
 /// The codec passes `retain_until`, the token's expiry plus its policy's
-/// [`skew`](crate::state::Policy::skew): an instance whose clock runs up to the skew
-/// behind the one that consumed the token still opens it until then, so the
-/// entry must live at least that long. (Before 0.1 was released this argument
-/// was the bare expiry; implementations that stored it unchanged forgot
-/// entries up to one skew too early.)
+/// [`skew`](crate::state::Policy::skew): an instance whose clock runs up to
+/// the skew behind the one that consumed the token still opens it until
+/// then, so the entry must live at least that long.
 pub trait ReplayGuard: Send + Sync + fmt::Debug {
-    /// Marks (flow id, round) as used until `retain_until`, after which no
-    /// instance within the skew opens the token and the entry may be
-    /// forgotten. `now` is the caller's clock, which may differ from other
-    /// callers' and may step backwards.
+    /// Marks (flow id, round) as used by `principal` until `retain_until`,
+    /// after which no instance within the skew opens the token and the entry
+    /// may be forgotten. `now` is the caller's clock, which may differ from
+    /// other callers' and may step backwards.
+    ///
+    /// A guard that bounds each principal's share of it
+    /// ([`MemoryReplayGuard::principal_share`](crate::state::MemoryReplayGuard::principal_share))
+    /// counts the entry against `principal`; one that does not ignores it.
     ///
     /// # Errors
     ///
     /// [`ReplayError::Replayed`] when the pair was consumed before;
     /// [`ReplayError::Full`] or [`ReplayError::Unavailable`] when the guard
-    /// cannot record it.
+    /// cannot record it; [`ReplayError::ShareExceeded`] when `principal`
+    /// holds its whole share.
     fn consume(
-        &self,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError>;
-
-    /// [`consume`](Self::consume) on behalf of `principal`, what the codec
-    /// calls: a guard that bounds each principal's share of it
-    /// ([`MemoryReplayGuard::principal_share`](crate::state::MemoryReplayGuard::principal_share))
-    /// overrides this. The default ignores the principal.
-    ///
-    /// # Errors
-    ///
-    /// As [`consume`](Self::consume), and [`ReplayError::ShareExceeded`]
-    /// when `principal` holds its whole share.
-    fn consume_for(
         &self,
         principal: PrincipalKey,
         flow_id: FlowId,
         round: u32,
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
-        let _ = principal;
-        self.consume(flow_id, round, retain_until, now)
-    }
+    ) -> Result<(), ReplayError>;
 
     /// The guard's non-blocking face, when it has one. The default, `None`,
     /// says that `consume` may block on I/O: async callers then run it off
@@ -84,15 +68,22 @@ pub trait ReplayGuard: Send + Sync + fmt::Debug {
     }
 }
 
-/// What [`AsyncReplayGuard::consume_for_async`] returns.
+/// What [`AsyncReplayGuard::consume`] returns.
 pub type ConsumeFuture<'a> = Pin<Box<dyn Future<Output = Result<(), ReplayError>> + Send + 'a>>;
 
 /// A replay guard that answers without holding a thread while it waits:
 /// reached through [`ReplayGuard::as_async`]. Same contract as
-/// [`ReplayGuard::consume_for`]: atomic, fail closed.
+/// [`ReplayGuard::consume`]: atomic, fail closed.
+///
+/// A type with both faces has two methods named `consume`: with both
+/// traits in scope, call one as `ReplayGuard::consume(&guard, ..)`.
 pub trait AsyncReplayGuard: Send + Sync + fmt::Debug {
-    /// [`ReplayGuard::consume_for`], awaited.
-    fn consume_for_async(
+    /// [`ReplayGuard::consume`], awaited.
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to the errors of [`ReplayGuard::consume`].
+    fn consume(
         &self,
         principal: PrincipalKey,
         flow_id: FlowId,

@@ -39,8 +39,6 @@ use crate::state::replay::principal::PrincipalKey;
 /// of the capacity, and never less than 64 entries (or the whole capacity,
 /// when that is smaller); [`with_principal_share`](Self::with_principal_share)
 /// sets another. Anonymous calls share one principal key, so one share.
-/// [`consume`](ReplayGuard::consume) called directly, with no principal,
-/// counts against the capacity only.
 ///
 /// # Sizing
 ///
@@ -95,7 +93,7 @@ pub struct MemoryReplayGuard {
 #[derive(Debug)]
 struct Entries {
     /// (flow id, round) -> retention, in Unix seconds, and who consumed it.
-    live: HashMap<(FlowId, u32), (i64, Option<PrincipalKey>)>,
+    live: HashMap<(FlowId, u32), (i64, PrincipalKey)>,
     by_retention: BinaryHeap<Reverse<(i64, FlowId, u32)>>,
     /// Live entries per principal (absent: none).
     per_principal: HashMap<PrincipalKey, usize>,
@@ -167,47 +165,6 @@ impl MemoryReplayGuard {
         // principal's count moves with its entry's insert or remove.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
-
-    fn consume_as(
-        &self,
-        principal: Option<PrincipalKey>,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
-        let retention = retain_until.unix_timestamp();
-        let mut entries = self.lock();
-        entries.sweep(now.unix_timestamp());
-        // Past its retention by the latest clock seen, the pair may have been
-        // swept already: its absence proves nothing.
-        if retention <= entries.high_water || entries.live.contains_key(&(flow_id, round)) {
-            return Err(ReplayError::Replayed);
-        }
-        // A full guard is the operator's problem and says so first.
-        if entries.live.len() >= self.capacity {
-            return Err(ReplayError::Full {
-                capacity: self.capacity,
-            });
-        }
-        if let Some(principal) = principal {
-            let held = entries.per_principal.get(&principal).copied().unwrap_or(0);
-            if held >= self.share {
-                return Err(ReplayError::ShareExceeded { share: self.share });
-            }
-        }
-        entries
-            .live
-            .insert((flow_id, round), (retention, principal));
-        if let Some(principal) = principal {
-            let held = entries.per_principal.entry(principal).or_insert(0);
-            *held = held.saturating_add(1);
-        }
-        entries
-            .by_retention
-            .push(Reverse((retention, flow_id, round)));
-        Ok(())
-    }
 }
 
 impl Entries {
@@ -227,9 +184,7 @@ impl Entries {
                 continue;
             }
             self.live.remove(&(id, r));
-            if let Some(principal) = principal
-                && let Some(count) = self.per_principal.get_mut(&principal)
-            {
+            if let Some(count) = self.per_principal.get_mut(&principal) {
                 *count = count.saturating_sub(1);
                 if *count == 0 {
                     self.per_principal.remove(&principal);
@@ -242,23 +197,39 @@ impl Entries {
 impl ReplayGuard for MemoryReplayGuard {
     fn consume(
         &self,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
-        self.consume_as(None, flow_id, round, retain_until, now)
-    }
-
-    fn consume_for(
-        &self,
         principal: PrincipalKey,
         flow_id: FlowId,
         round: u32,
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
-        self.consume_as(Some(principal), flow_id, round, retain_until, now)
+        let retention = retain_until.unix_timestamp();
+        let mut entries = self.lock();
+        entries.sweep(now.unix_timestamp());
+        // Past its retention by the latest clock seen, the pair may have been
+        // swept already: its absence proves nothing.
+        if retention <= entries.high_water || entries.live.contains_key(&(flow_id, round)) {
+            return Err(ReplayError::Replayed);
+        }
+        // A full guard is the operator's problem and says so first.
+        if entries.live.len() >= self.capacity {
+            return Err(ReplayError::Full {
+                capacity: self.capacity,
+            });
+        }
+        let held = entries.per_principal.get(&principal).copied().unwrap_or(0);
+        if held >= self.share {
+            return Err(ReplayError::ShareExceeded { share: self.share });
+        }
+        entries
+            .live
+            .insert((flow_id, round), (retention, principal));
+        let held = entries.per_principal.entry(principal).or_insert(0);
+        *held = held.saturating_add(1);
+        entries
+            .by_retention
+            .push(Reverse((retention, flow_id, round)));
+        Ok(())
     }
 
     fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
@@ -268,7 +239,7 @@ impl ReplayGuard for MemoryReplayGuard {
 
 /// The memory guard never waits on I/O: its async face answers at once.
 impl AsyncReplayGuard for MemoryReplayGuard {
-    fn consume_for_async(
+    fn consume(
         &self,
         principal: PrincipalKey,
         flow_id: FlowId,
@@ -276,7 +247,7 @@ impl AsyncReplayGuard for MemoryReplayGuard {
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> ConsumeFuture<'_> {
-        let result = self.consume_as(Some(principal), flow_id, round, retain_until, now);
+        let result = ReplayGuard::consume(self, principal, flow_id, round, retain_until, now);
         Box::pin(std::future::ready(result))
     }
 }
@@ -288,24 +259,35 @@ impl AsyncReplayGuard for MemoryReplayGuard {
     reason = "test code: overflow or truncation panics or fails the test"
 )]
 mod tests {
-    use super::*;
+    use time::OffsetDateTime;
+
+    use super::MemoryReplayGuard;
+    use crate::state::claims::FlowId;
+    use crate::state::replay::error::ReplayError;
+    use crate::state::replay::guard::ReplayGuard;
+    use crate::state::replay::principal::PrincipalKey;
 
     fn at(seconds: i64) -> OffsetDateTime {
         OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
+    }
+
+    /// The principal of the tests that are not about shares.
+    fn anyone() -> PrincipalKey {
+        PrincipalKey::from_bytes([0; 16])
     }
 
     #[test]
     fn each_pair_is_consumed_once() {
         let guard = MemoryReplayGuard::new(10);
         let flow = FlowId::from_bytes([1; 16]);
-        assert_eq!(guard.consume(flow, 1, at(600), at(0)), Ok(()));
+        assert_eq!(guard.consume(anyone(), flow, 1, at(600), at(0)), Ok(()));
         assert_eq!(
-            guard.consume(flow, 1, at(600), at(1)),
+            guard.consume(anyone(), flow, 1, at(600), at(1)),
             Err(ReplayError::Replayed)
         );
-        assert_eq!(guard.consume(flow, 2, at(600), at(1)), Ok(()));
+        assert_eq!(guard.consume(anyone(), flow, 2, at(600), at(1)), Ok(()));
         assert_eq!(
-            guard.consume(FlowId::from_bytes([2; 16]), 1, at(600), at(1)),
+            guard.consume(anyone(), FlowId::from_bytes([2; 16]), 1, at(600), at(1)),
             Ok(())
         );
         assert_eq!(guard.len(), 3);
@@ -316,15 +298,15 @@ mod tests {
         let guard = MemoryReplayGuard::new(2);
         for n in 0..2u8 {
             assert_eq!(
-                guard.consume(FlowId::from_bytes([n; 16]), 1, at(600), at(0)),
+                guard.consume(anyone(), FlowId::from_bytes([n; 16]), 1, at(600), at(0)),
                 Ok(())
             );
         }
-        let third = guard.consume(FlowId::from_bytes([9; 16]), 1, at(600), at(0));
+        let third = guard.consume(anyone(), FlowId::from_bytes([9; 16]), 1, at(600), at(0));
         assert_eq!(third, Err(ReplayError::Full { capacity: 2 }));
         // The live entries still refuse their replays.
         assert_eq!(
-            guard.consume(FlowId::from_bytes([0; 16]), 1, at(600), at(0)),
+            guard.consume(anyone(), FlowId::from_bytes([0; 16]), 1, at(600), at(0)),
             Err(ReplayError::Replayed)
         );
     }
@@ -333,17 +315,17 @@ mod tests {
     fn entries_past_their_retention_make_room() {
         let guard = MemoryReplayGuard::new(1);
         assert_eq!(
-            guard.consume(FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
+            guard.consume(anyone(), FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
             Ok(())
         );
         assert!(
             guard
-                .consume(FlowId::from_bytes([1; 16]), 1, at(20), at(9))
+                .consume(anyone(), FlowId::from_bytes([1; 16]), 1, at(20), at(9))
                 .is_err()
         );
         // At its retention the first entry is swept and the new one fits.
         assert_eq!(
-            guard.consume(FlowId::from_bytes([1; 16]), 1, at(20), at(10)),
+            guard.consume(anyone(), FlowId::from_bytes([1; 16]), 1, at(20), at(10)),
             Ok(())
         );
         assert_eq!(guard.len(), 1);
@@ -353,21 +335,21 @@ mod tests {
     fn an_earlier_clock_neither_sweeps_nor_reopens() {
         let guard = MemoryReplayGuard::new(10);
         let flow = FlowId::from_bytes([1; 16]);
-        assert_eq!(guard.consume(flow, 1, at(100), at(0)), Ok(()));
+        assert_eq!(guard.consume(anyone(), flow, 1, at(100), at(0)), Ok(()));
         // A later clock moves the high-water mark to +50; an earlier one
         // afterwards does not move it back.
         let other = FlowId::from_bytes([2; 16]);
-        assert_eq!(guard.consume(other, 1, at(200), at(50)), Ok(()));
+        assert_eq!(guard.consume(anyone(), other, 1, at(200), at(50)), Ok(()));
         assert_eq!(
-            guard.consume(flow, 1, at(100), at(1)),
+            guard.consume(anyone(), flow, 1, at(100), at(1)),
             Err(ReplayError::Replayed)
         );
         // Swept at +100 by the latest clock, the pair stays refused for an
         // earlier clock: its retention has passed.
-        assert_eq!(guard.consume(other, 2, at(300), at(100)), Ok(()));
+        assert_eq!(guard.consume(anyone(), other, 2, at(300), at(100)), Ok(()));
         assert_eq!(guard.len(), 2, "the first entry was swept");
         assert_eq!(
-            guard.consume(flow, 1, at(100), at(2)),
+            guard.consume(anyone(), flow, 1, at(100), at(2)),
             Err(ReplayError::Replayed)
         );
         assert_eq!(guard.len(), 2, "and not inserted again");
@@ -381,28 +363,28 @@ mod tests {
             PrincipalKey::from_bytes([2; 16]),
         );
         let flow = |n: u8| FlowId::from_bytes([n; 16]);
-        assert_eq!(guard.consume_for(ada, flow(1), 1, at(10), at(0)), Ok(()));
-        assert_eq!(guard.consume_for(ada, flow(2), 1, at(20), at(0)), Ok(()));
+        assert_eq!(guard.consume(ada, flow(1), 1, at(10), at(0)), Ok(()));
+        assert_eq!(guard.consume(ada, flow(2), 1, at(20), at(0)), Ok(()));
         assert_eq!(
-            guard.consume_for(ada, flow(3), 1, at(20), at(0)),
+            guard.consume(ada, flow(3), 1, at(20), at(0)),
             Err(ReplayError::ShareExceeded { share: 2 })
         );
         assert_eq!(
-            guard.consume_for(ada, flow(1), 1, at(10), at(0)),
+            guard.consume(ada, flow(1), 1, at(10), at(0)),
             Err(ReplayError::Replayed),
             "a replay is reported as one"
         );
-        assert_eq!(guard.consume_for(bob, flow(3), 1, at(20), at(0)), Ok(()));
+        assert_eq!(guard.consume(bob, flow(3), 1, at(20), at(0)), Ok(()));
         assert_eq!((guard.len(), guard.principals()), (3, 2));
         // At +10 ada's first entry is swept, and with it one of its share.
-        assert_eq!(guard.consume_for(ada, flow(4), 1, at(30), at(10)), Ok(()));
+        assert_eq!(guard.consume(ada, flow(4), 1, at(30), at(10)), Ok(()));
         assert_eq!(
-            guard.consume_for(ada, flow(5), 1, at(30), at(10)),
+            guard.consume(ada, flow(5), 1, at(30), at(10)),
             Err(ReplayError::ShareExceeded { share: 2 })
         );
-        // All swept: no principal left behind.
-        assert_eq!(guard.consume(flow(6), 1, at(100), at(40)), Ok(()));
-        assert_eq!((guard.len(), guard.principals()), (1, 0));
+        // All swept: only the new entry's principal is left.
+        assert_eq!(guard.consume(anyone(), flow(6), 1, at(100), at(40)), Ok(()));
+        assert_eq!((guard.len(), guard.principals()), (1, 1));
     }
 
     #[test]
@@ -418,7 +400,7 @@ mod tests {
         let guard = MemoryReplayGuard::new(0);
         assert!(guard.is_empty());
         assert_eq!(
-            guard.consume(FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
+            guard.consume(anyone(), FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
             Err(ReplayError::Full { capacity: 0 })
         );
     }

@@ -235,31 +235,14 @@ impl RedisReplayGuard {
     }
 }
 
-impl RedisReplayGuard {
-    /// The sync face's consume: on the guard's own runtime, with its own
-    /// connection.
-    fn consume_sync(
-        &self,
-        principal: Option<PrincipalKey>,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
-        let inner = Arc::clone(&self.inner);
-        self.inner.run_sync(async move {
-            inner
-                .consume(Face::Sync, principal, flow_id, round, retain_until, now)
-                .await
-        })
-    }
-}
-
 impl Inner {
-    async fn consume(
+    /// Records (flow id, round) as used by `principal` on `face`'s
+    /// connection: the principal's share first, when the guard has one,
+    /// then the `SET` in the connection's next batch.
+    async fn record(
         self: &Arc<Self>,
         face: Face,
-        principal: Option<PrincipalKey>,
+        principal: PrincipalKey,
         flow_id: FlowId,
         round: u32,
         retain_until: OffsetDateTime,
@@ -267,7 +250,7 @@ impl Inner {
     ) -> Result<(), ReplayError> {
         let key = format!("{}{flow_id}:{round}", self.prefix);
         let ttl_ms = time_to_live_ms(retain_until, now);
-        if let (Some(share), Some(principal)) = (self.share, principal) {
+        if let Some(share) = self.share {
             let script = share::script(
                 format!("{}share:{principal}", self.prefix),
                 format!("{flow_id}:{round}"),
@@ -337,20 +320,10 @@ impl Drop for Inner {
     }
 }
 
+/// On the guard's own runtime, with a connection of its own: the sync face
+/// blocks the calling thread (up to the timeouts).
 impl ReplayGuard for RedisReplayGuard {
-    /// Records the pair with no principal: no share applies. The codec
-    /// calls [`consume_for`](ReplayGuard::consume_for).
     fn consume(
-        &self,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
-        self.consume_sync(None, flow_id, round, retain_until, now)
-    }
-
-    fn consume_for(
         &self,
         principal: PrincipalKey,
         flow_id: FlowId,
@@ -358,7 +331,12 @@ impl ReplayGuard for RedisReplayGuard {
         retain_until: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
-        self.consume_sync(Some(principal), flow_id, round, retain_until, now)
+        let inner = Arc::clone(&self.inner);
+        self.inner.run_sync(async move {
+            inner
+                .record(Face::Sync, principal, flow_id, round, retain_until, now)
+                .await
+        })
     }
 
     fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
@@ -368,7 +346,7 @@ impl ReplayGuard for RedisReplayGuard {
 
 /// On the caller's tokio runtime (the connection's driver runs there).
 impl AsyncReplayGuard for RedisReplayGuard {
-    fn consume_for_async(
+    fn consume(
         &self,
         principal: PrincipalKey,
         flow_id: FlowId,
@@ -377,16 +355,8 @@ impl AsyncReplayGuard for RedisReplayGuard {
         now: OffsetDateTime,
     ) -> ConsumeFuture<'_> {
         Box::pin(async move {
-            let inner = &self.inner;
-            inner
-                .consume(
-                    Face::Async,
-                    Some(principal),
-                    flow_id,
-                    round,
-                    retain_until,
-                    now,
-                )
+            self.inner
+                .record(Face::Async, principal, flow_id, round, retain_until, now)
                 .await
         })
     }
