@@ -264,7 +264,14 @@ impl StateCodec {
         let opened =
             self.verify_seen(token, binding, now, &mut seen)
                 .and_then(|(claims, principal)| {
-                    self.consume_blocking(principal, &claims, now)?;
+                    if let Some((guard, principal, retain_until)) =
+                        self.replay_entry(principal, &claims)?
+                    {
+                        let (flow_id, round) = (claims.flow_id(), claims.round());
+                        guard
+                            .consume(principal, flow_id, round, retain_until, now)
+                            .map_err(StateError::from_replay)?;
+                    }
                     Ok(claims)
                 });
         if let Err(error) = &opened {
@@ -594,7 +601,7 @@ impl StateCodec {
         let mut seen = Seen::default();
         let opened = match self.verify_seen(token, binding, now, &mut seen) {
             Err(error) => Err(error),
-            Ok((claims, principal)) => match self.to_consume(principal, &claims) {
+            Ok((claims, principal)) => match self.replay_entry(principal, &claims) {
                 Err(error) => Err(error),
                 Ok(None) => Ok(claims),
                 Ok(Some((guard, principal, retain_until))) => {
@@ -602,10 +609,10 @@ impl StateCodec {
                     let consumed = match guard.as_async() {
                         Some(guard) => {
                             guard
-                                .consume_for_async(principal, flow_id, round, retain_until, now)
+                                .consume(principal, flow_id, round, retain_until, now)
                                 .await
                         }
-                        None => guard.consume_for(principal, flow_id, round, retain_until, now),
+                        None => guard.consume(principal, flow_id, round, retain_until, now),
                     };
                     consumed.map(|()| claims).map_err(StateError::from_replay)
                 }
@@ -617,32 +624,10 @@ impl StateCodec {
         opened
     }
 
-    /// Consumes a verified token in the replay guard, if any, on this
-    /// thread.
-    pub(crate) fn consume_blocking<A>(
-        &self,
-        principal: Option<PrincipalKey>,
-        claims: &Claims<A>,
-        now: OffsetDateTime,
-    ) -> Result<(), StateError> {
-        let Some((guard, principal, retain_until)) = self.to_consume(principal, claims)? else {
-            return Ok(());
-        };
-        guard
-            .consume_for(
-                principal,
-                claims.flow_id(),
-                claims.round(),
-                retain_until,
-                now,
-            )
-            .map_err(StateError::from_replay)
-    }
-
-    /// What consuming a verified token takes: the replay guard, the
+    /// What the replay guard records of a verified token: the guard, the
     /// principal's key and how long the guard keeps the use; `None` without
     /// a guard. Under a guard a missing principal key fails closed.
-    fn to_consume<A>(
+    fn replay_entry<A>(
         &self,
         principal: Option<PrincipalKey>,
         claims: &Claims<A>,

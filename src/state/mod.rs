@@ -13,7 +13,8 @@
 //! `context` (what a tag covers), `claims` (what a token carries) and
 //! `claims_json` (how it is written), `sealed` and `signed` (the two
 //! constructions, side by side), `policy`, `codec` (minting and opening),
-//! `info` (reading a token without a key), the replay guards.
+//! `info` (reading a token without a key), and `replay/`, the replay guards
+//! (their contract, then one file or folder per guard).
 
 mod binding;
 mod buffer;
@@ -28,8 +29,6 @@ mod keys;
 mod layout;
 mod policy;
 mod replay;
-#[cfg(feature = "redis")]
-mod replay_redis;
 mod sealed;
 mod signed;
 #[cfg(test)]
@@ -55,4 +54,4 @@ pub use replay::{
     AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
 };
 #[cfg(feature = "redis")]
-pub use replay_redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
+pub use replay::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};

@@ -26,7 +26,7 @@ use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Instant;
 
 use mrtr_guard::runtime::FixedClock;
-use mrtr_guard::state::{FlowId, ReplayError};
+use mrtr_guard::state::{FlowId, PrincipalKey, ReplayError};
 use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
 use mrtr_guard::{
     Call, Field, Form, KeyRing, MasterKey, MemoryReplayGuard, Method, ReplayGuard, Round, RoundEnd,
@@ -58,12 +58,15 @@ struct Counting {
 impl ReplayGuard for Counting {
     fn consume(
         &self,
+        principal: PrincipalKey,
         flow_id: FlowId,
         round: u32,
         expires_at: OffsetDateTime,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
-        let result = self.inner.consume(flow_id, round, expires_at, now);
+        let result = self
+            .inner
+            .consume(principal, flow_id, round, expires_at, now);
         let counter = match &result {
             Ok(()) => &self.consumed,
             Err(ReplayError::Replayed) => &self.replayed,
@@ -118,7 +121,8 @@ fn concurrent_flows_complete_once_and_every_replay_is_refused() {
         .unwrap_or(DEFAULT_FLOWS_PER_THREAD);
     let total = THREADS * flows_per_thread;
     let guard = Arc::new(Counting {
-        inner: MemoryReplayGuard::new(total),
+        // Each thread's principal holds an eighth of the entries: no share.
+        inner: MemoryReplayGuard::new(total).with_principal_share(total),
         consumed: AtomicUsize::new(0),
         replayed: AtomicUsize::new(0),
         other: AtomicUsize::new(0),

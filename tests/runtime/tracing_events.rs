@@ -20,7 +20,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mrtr_guard::json::JsonDigest;
-use mrtr_guard::state::{Claims, FlowId, ProvenAnswer, ReplayError};
+use mrtr_guard::state::{Claims, FlowId, PrincipalKey, ProvenAnswer, ReplayError};
 use mrtr_guard::{
     Binding, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard, RpcError,
     StateCodec, StateContents, StateError,
@@ -235,6 +235,7 @@ struct DownGuard;
 impl ReplayGuard for DownGuard {
     fn consume(
         &self,
+        _: PrincipalKey,
         _: FlowId,
         _: u32,
         _: OffsetDateTime,

@@ -6,7 +6,7 @@
 //!   the calls that carry a state, and those only up to the guard's timeout;
 //! - two instances sharing one Redis (`MRTR_GUARD_REDIS_URL`), and sharing a
 //!   Redis Cluster of three masters (`MRTR_GUARD_REDIS_CLUSTER_URL`; each
-//!   skipped outside CI when unset, as in `tests/state/redis_guard.rs`): every
+//!   skipped outside CI when unset, as in `tests/state/replay/redis/`): every
 //!   state, presented to both at once, opens exactly once.
 //!
 //! The client is `http_client.rs`: a few lines of HTTP/1.1, one

@@ -16,7 +16,7 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
-use mrtr_guard::state::{FlowId, ReplayError};
+use mrtr_guard::state::{FlowId, PrincipalKey, ReplayError};
 use mrtr_guard::{
     Binding, MasterKey, MemoryReplayGuard, Method, Policy, ReplayGuard, StateCodec, StateContents,
     StateError,
@@ -101,6 +101,7 @@ struct PausingGuard {
 impl ReplayGuard for PausingGuard {
     fn consume(
         &self,
+        principal: PrincipalKey,
         flow_id: FlowId,
         round: u32,
         retain_until: OffsetDateTime,
@@ -110,7 +111,8 @@ impl ReplayGuard for PausingGuard {
             self.reached.lock().unwrap().send(()).unwrap();
             self.resume.lock().unwrap().recv().unwrap();
         }
-        self.inner.consume(flow_id, round, retain_until, now)
+        self.inner
+            .consume(principal, flow_id, round, retain_until, now)
     }
 }
 
@@ -220,7 +222,7 @@ fn the_share_is_configurable_and_counted_on_both_faces() {
         Some(StateError::Replayed),
         "a replay is a replay, share or not"
     );
-    // `consume` with no principal counts against the capacity only.
+    // Called directly, `consume` counts against the principal it is given.
     let unguarded = StateCodec::builder(
         "https://mcp.example.com",
         MasterKey::from_bytes(&[5; 32]).unwrap(),
@@ -231,7 +233,8 @@ fn the_share_is_configurable_and_counted_on_both_faces() {
         .open_at::<()>(&tokens[2], &binding(), at(1))
         .unwrap()
         .flow_id();
-    assert_eq!(guard.consume(flow, 1, at(600), at(1)), Ok(()));
+    let other = PrincipalKey::from_bytes([7; 16]);
+    assert_eq!(guard.consume(other, flow, 1, at(600), at(1)), Ok(()));
     assert_eq!(guard.len(), 3);
 }
 

@@ -1,0 +1,94 @@
+//! The contract of a replay guard: single use, a token's (flow id, round)
+//! consumed once.
+//!
+//! Two faces, one guard: [`ReplayGuard`] is what a codec holds and what sync
+//! callers ([`StateCodec::open_at`](crate::state::StateCodec::open_at)) use; a
+//! guard that can answer without holding a thread (the memory guard, the Redis
+//! guard on its multiplexed connection) also hands out an [`AsyncReplayGuard`]
+//! through [`ReplayGuard::as_async`], which
+//! [`StateCodec::open_at_async`](crate::state::StateCodec::open_at_async) (and
+//! the [`rmcp`](crate::rmcp) adapter through it) awaits. A guard without one is
+//! run on tokio's blocking pool by the adapter. One trait object in the codec
+//! keeps the builder and the runtime to one kind of guard; the async face is
+//! an addition, not a second kind of codec.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use time::OffsetDateTime;
+
+use crate::state::claims::FlowId;
+use crate::state::replay::error::ReplayError;
+use crate::state::replay::principal::PrincipalKey;
+
+/// Records which tokens were used.
+///
+/// [`consume`](Self::consume) is called only for a token whose tag, binding,
+/// times and round checked out. It must be atomic: of two concurrent calls
+/// with the same flow id and round, exactly one succeeds. When the guard
+/// cannot tell (its store is down or full), it must fail closed with an
+/// error, never accept.
+///
+/// The codec passes `retain_until`, the token's expiry plus its policy's
+/// [`skew`](crate::state::Policy::skew): an instance whose clock runs up to
+/// the skew behind the one that consumed the token still opens it until
+/// then, so the entry must live at least that long.
+pub trait ReplayGuard: Send + Sync + fmt::Debug {
+    /// Marks (flow id, round) as used by `principal` until `retain_until`,
+    /// after which no instance within the skew opens the token and the entry
+    /// may be forgotten. `now` is the caller's clock, which may differ from
+    /// other callers' and may step backwards.
+    ///
+    /// A guard that bounds each principal's share of it
+    /// ([`MemoryReplayGuard::principal_share`](crate::state::MemoryReplayGuard::principal_share))
+    /// counts the entry against `principal`; one that does not ignores it.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::Replayed`] when the pair was consumed before;
+    /// [`ReplayError::Full`] or [`ReplayError::Unavailable`] when the guard
+    /// cannot record it; [`ReplayError::ShareExceeded`] when `principal`
+    /// holds its whole share.
+    fn consume(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError>;
+
+    /// The guard's non-blocking face, when it has one. The default, `None`,
+    /// says that `consume` may block on I/O: async callers then run it off
+    /// their runtime's workers (the [`rmcp`](crate::rmcp) adapter uses
+    /// tokio's blocking pool).
+    fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
+        None
+    }
+}
+
+/// What [`AsyncReplayGuard::consume`] returns.
+pub type ConsumeFuture<'a> = Pin<Box<dyn Future<Output = Result<(), ReplayError>> + Send + 'a>>;
+
+/// A replay guard that answers without holding a thread while it waits:
+/// reached through [`ReplayGuard::as_async`]. Same contract as
+/// [`ReplayGuard::consume`]: atomic, fail closed.
+///
+/// A type with both faces has two methods named `consume`: with both
+/// traits in scope, call one as `ReplayGuard::consume(&guard, ..)`.
+pub trait AsyncReplayGuard: Send + Sync + fmt::Debug {
+    /// [`ReplayGuard::consume`], awaited.
+    ///
+    /// # Errors
+    ///
+    /// The future resolves to the errors of [`ReplayGuard::consume`].
+    fn consume(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> ConsumeFuture<'_>;
+}

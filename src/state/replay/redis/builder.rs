@@ -1,0 +1,348 @@
+//! Settings for a Redis guard, checked before it connects.
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use redis::{Client, ConnectionAddr, IntoConnectionInfo, TlsCertificates};
+use rustls::pki_types::CertificateDer;
+use rustls::pki_types::pem::PemObject;
+
+use crate::state::replay::redis::connection::{Connector, lock};
+use crate::state::replay::redis::error::{ConnectError, RedisConfigError};
+use crate::state::replay::redis::guard::{Inner, RedisReplayGuard, Slot};
+
+impl RedisReplayGuard {
+    /// Starts building a guard on the Redis at `url`
+    /// (`redis://[:password@]host:port/[db]`, the same with `rediss://` for
+    /// TLS, or `redis+unix:///path`; for a cluster, any one of its nodes).
+    pub fn builder(url: impl Into<String>) -> RedisGuardBuilder {
+        RedisGuardBuilder::new(url.into())
+    }
+}
+
+/// Feature `redis`: settings for a [`RedisReplayGuard`]; see
+/// [`RedisReplayGuard::builder`].
+#[must_use]
+pub struct RedisGuardBuilder {
+    url: String,
+    ca_pem: Option<Vec<u8>>,
+    prefix: String,
+    connect_timeout: Duration,
+    command_timeout: Duration,
+    share: Option<usize>,
+    wait: Option<(u32, Duration)>,
+    check_policy: bool,
+}
+
+impl RedisGuardBuilder {
+    /// The defaults, for the Redis at `url`.
+    fn new(url: String) -> Self {
+        Self {
+            url,
+            ca_pem: None,
+            prefix: RedisReplayGuard::DEFAULT_KEY_PREFIX.to_owned(),
+            connect_timeout: RedisReplayGuard::DEFAULT_CONNECT_TIMEOUT,
+            command_timeout: RedisReplayGuard::DEFAULT_COMMAND_TIMEOUT,
+            share: None,
+            wait: None,
+            check_policy: true,
+        }
+    }
+
+    /// Sets the prefix of every key the guard writes (default
+    /// `mrtr-guard:replay:`). Give each server (audience) sharing one Redis
+    /// its own prefix.
+    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Sets the time allowed to open a connection, handshake and checks
+    /// included (default 500 ms).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets the time allowed to send one command and read its answer
+    /// (default 500 ms).
+    pub fn command_timeout(mut self, timeout: Duration) -> Self {
+        self.command_timeout = timeout;
+        self
+    }
+
+    /// Trusts only the CA certificates in `pem` (one or more PEM
+    /// `CERTIFICATE` blocks) for a `rediss://` URL, instead of the Mozilla
+    /// roots: for a private CA (a self-hosted Redis, a cloud service that
+    /// issues its own server CA).
+    pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.ca_pem = Some(pem.into());
+        self
+    }
+
+    /// Lets one principal hold at most `share` live entries (counted in a
+    /// sorted set per principal key, beside the replay keys, with the same
+    /// retention); past it its tokens are refused with
+    /// [`ReplayError::ShareExceeded`](crate::state::ReplayError::ShareExceeded). Size it as for
+    /// [`MemoryReplayGuard`](crate::state::MemoryReplayGuard): the peak rate
+    /// one legitimate principal opens rounds at, times the TTL plus the
+    /// skew. Costs one more round trip per call.
+    pub fn principal_share(mut self, share: usize) -> Self {
+        self.share = Some(share);
+        self
+    }
+
+    /// Accepts a token only once `replicas` replicas acknowledged its key
+    /// (`WAIT replicas timeout` after each `SET`, in the same round trip),
+    /// so that a failover to one of them cannot forget it. A token whose
+    /// key reached fewer in `timeout` is refused (and stays consumed on the
+    /// primary). Keep `timeout` below the command timeout.
+    pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Self {
+        self.wait = Some((replicas, timeout));
+        self
+    }
+
+    /// Skips the eviction-policy check (`CONFIG GET maxmemory-policy`),
+    /// for a managed service that forbids `CONFIG`: set its eviction policy
+    /// to `noeviction` in the service's own settings first. If Redis does
+    /// evict, consumed tokens can open again: that is what this gives up.
+    pub fn allow_replay_if_redis_evicts(mut self) -> Self {
+        self.check_policy = false;
+        self
+    }
+
+    /// Checks the settings and builds the guard, without connecting: the
+    /// first call connects, and checks Redis as
+    /// [`connect`](Self::connect) does (a failed check fails that call,
+    /// closed). Prefer `connect` at start-up.
+    ///
+    /// For a `rediss://` URL, if the process has no default rustls crypto
+    /// provider yet, this installs rustls' `ring` provider as the default.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
+    /// [`RedisConfigError::InsecureTls`] for `rediss://...#insecure`;
+    /// [`RedisConfigError::CaWithoutTls`] for a CA with a URL without TLS;
+    /// [`RedisConfigError::InvalidCaCertificate`] for a CA that holds no
+    /// certificate or does not parse; [`RedisConfigError::ZeroTimeout`] for
+    /// a zero timeout (the `WAIT` timeout included).
+    pub fn build(self) -> Result<RedisReplayGuard, RedisConfigError> {
+        let wait_zero = self.wait.is_some_and(|(_, timeout)| timeout.is_zero());
+        if self.connect_timeout.is_zero() || self.command_timeout.is_zero() || wait_zero {
+            return Err(RedisConfigError::ZeroTimeout);
+        }
+        let info = self
+            .url
+            .as_str()
+            .into_connection_info()
+            .map_err(|_| RedisConfigError::InvalidUrl)?;
+        let tls = match info.addr() {
+            ConnectionAddr::TcpTls { insecure: true, .. } => {
+                return Err(RedisConfigError::InsecureTls);
+            }
+            ConnectionAddr::TcpTls { .. } => true,
+            _ => false,
+        };
+        // No CLIENT SETINFO: nothing beyond AUTH and SELECT in the handshake.
+        let settings = info.redis_settings().clone().set_skip_set_lib_name();
+        let info = info.set_redis_settings(settings);
+        let client = match &self.ca_pem {
+            None => Client::open(info.clone()),
+            Some(_) if !tls => return Err(RedisConfigError::CaWithoutTls),
+            Some(pem) => {
+                check_ca_pem(pem)?;
+                let certificates = TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(pem.clone()),
+                };
+                Client::build_with_tls(info.clone(), certificates)
+            }
+        }
+        .map_err(|_| RedisConfigError::InvalidUrl)?;
+        if tls {
+            install_crypto_provider();
+        }
+        let server = client.get_connection_info().addr().to_string();
+        Ok(RedisReplayGuard {
+            inner: Arc::new(Inner {
+                connector: Connector {
+                    client,
+                    info,
+                    ca_pem: self.ca_pem,
+                    connect_timeout: self.connect_timeout,
+                    command_timeout: self.command_timeout,
+                    check_policy: self.check_policy,
+                },
+                server,
+                tls,
+                prefix: self.prefix,
+                share: self.share,
+                wait: self.wait,
+                shared: Slot::default(),
+                sync_shared: Slot::default(),
+                background: OnceLock::new(),
+            }),
+        })
+    }
+
+    /// [`build`](Self::build), then connects on the current tokio runtime
+    /// and checks Redis: it answers, and its `maxmemory-policy` is
+    /// `noeviction` (on every master of a cluster) unless
+    /// [`allow_replay_if_redis_evicts`](Self::allow_replay_if_redis_evicts).
+    /// What a server calls at start-up, so that a Redis the guard cannot
+    /// rely on stops it there, with a message saying what to set.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); [`RedisConfigError::Evicts`] for a Redis
+    /// that may evict; [`RedisConfigError::PolicyUnreadable`] when `CONFIG
+    /// GET` is refused; [`RedisConfigError::Unavailable`] when Redis cannot
+    /// be reached in time.
+    pub async fn connect(self) -> Result<RedisReplayGuard, RedisConfigError> {
+        let guard = self.build()?;
+        let inner = &guard.inner;
+        let conn = inner
+            .connector
+            .open()
+            .await
+            .map_err(ConnectError::into_config)?;
+        *lock(&inner.shared.conn) = Some(conn);
+        Ok(guard)
+    }
+}
+
+impl fmt::Debug for RedisGuardBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The URL may hold a password: never printed.
+        f.debug_struct("RedisGuardBuilder")
+            .field("custom_ca", &self.ca_pem.is_some())
+            .field("prefix", &self.prefix)
+            .field("connect_timeout", &self.connect_timeout)
+            .field("command_timeout", &self.command_timeout)
+            .field("principal_share", &self.share)
+            .field("wait_for_replicas", &self.wait)
+            .field("checks_eviction_policy", &self.check_policy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks that `pem` holds at least one certificate and nothing that fails
+/// to parse: an empty trust store would refuse every connection later, with
+/// a less helpful error.
+fn check_ca_pem(pem: &[u8]) -> Result<(), RedisConfigError> {
+    let mut count = 0usize;
+    for certificate in CertificateDer::pem_slice_iter(pem) {
+        certificate.map_err(|_| RedisConfigError::InvalidCaCertificate)?;
+        count = count.saturating_add(1);
+    }
+    if count == 0 {
+        return Err(RedisConfigError::InvalidCaCertificate);
+    }
+    Ok(())
+}
+
+/// rustls needs a process-wide crypto provider; the `redis` crate takes the
+/// default one. Installs `ring` unless the application already chose one.
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        // Err means another thread installed one first: that one is used.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "test code: a panic is a failing test")]
+mod tests {
+    use super::*;
+
+    /// A self-signed CA certificate made for these tests (its key is gone).
+    const TEST_CA: &str = "-----BEGIN CERTIFICATE-----
+MIIBmTCCAT+gAwIBAgIUDTJXZcTbIWXMRV1z/RuG9XokuGMwCgYIKoZIzj0EAwIw
+IjEgMB4GA1UEAwwXbXJ0ci1ndWFyZCB1bml0LXRlc3QgQ0EwHhcNMjYxMjAxMDY0
+MDU3WhcNMzYxMTI4MDY0MDU3WjAiMSAwHgYDVQQDDBdtcnRyLWd1YXJkIHVuaXQt
+dGVzdCBDQTBZMBMGByqGSM49AgEGCCqGSM49AwEHA0IABAAFlRKjB18BJ0Io2Hmj
+SQKMeRFQQ5ehCyxmG7NFvgsJgtyDL4k2CQrE0k5HhZJKbGzd9LrIsSZccuF5w2nw
+yHqjUzBRMB0GA1UdDgQWBBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAfBgNVHSMEGDAW
+gBQmeTAOmcPvf2hrIn3jaMcGQ+CFxDAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49
+BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
+0tTTFeq1NuLID6GSk4qSA+O7Mq1BtOOmaC9g3nM=
+-----END CERTIFICATE-----
+";
+
+    #[test]
+    fn tls_urls_build_with_the_default_roots_or_a_ca() {
+        let guard = RedisReplayGuard::builder("rediss://:pw@redis.example.com:6380/")
+            .build()
+            .unwrap();
+        assert!(format!("{guard:?}").contains("tls: true"), "{guard:?}");
+        let with_ca = RedisReplayGuard::builder("rediss://127.0.0.1:6380/")
+            .ca_certificate_pem(TEST_CA)
+            .build();
+        assert!(with_ca.is_ok());
+        let plain = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+            .build()
+            .unwrap();
+        assert!(format!("{plain:?}").contains("tls: false"), "{plain:?}");
+        assert!(rustls::crypto::CryptoProvider::get_default().is_some());
+    }
+
+    #[test]
+    fn configuration_errors() {
+        assert_eq!(
+            RedisReplayGuard::builder("http://example.com/")
+                .build()
+                .err(),
+            Some(RedisConfigError::InvalidUrl)
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("rediss://127.0.0.1:6379/#insecure")
+                .build()
+                .err(),
+            Some(RedisConfigError::InsecureTls)
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .ca_certificate_pem(TEST_CA)
+                .build()
+                .err(),
+            Some(RedisConfigError::CaWithoutTls)
+        );
+        for bad in [
+            &b""[..],
+            b"not pem",
+            b"-----BEGIN CERTIFICATE-----\n!!\n-----END CERTIFICATE-----\n",
+        ] {
+            assert_eq!(
+                RedisReplayGuard::builder("rediss://127.0.0.1:6379/")
+                    .ca_certificate_pem(bad)
+                    .build()
+                    .err(),
+                Some(RedisConfigError::InvalidCaCertificate)
+            );
+        }
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .command_timeout(Duration::ZERO)
+                .build()
+                .err(),
+            Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
+            RedisConfigError::ZeroTimeout.to_string(),
+            "redis timeouts must be longer than zero"
+        );
+    }
+
+    #[test]
+    fn debug_shows_the_server_but_no_credentials() {
+        let url = "redis://:hunter2-secret@127.0.0.1:6399/3";
+        let guard = RedisReplayGuard::builder(url).build().unwrap();
+        let builder = RedisReplayGuard::builder(url);
+        for text in [format!("{guard:?}"), format!("{builder:?}")] {
+            assert!(!text.contains("hunter2"), "{text}");
+        }
+        assert!(format!("{guard:?}").contains("127.0.0.1:6399"));
+    }
+}

@@ -1,0 +1,285 @@
+//! The guard's connection to Redis: one node's multiplexed connection or a
+//! cluster's, opened within the connect timeout, each command within the
+//! command timeout, and replaced after a failure; and the check that Redis
+//! must not evict (`maxmemory-policy` read on every master of a cluster,
+//! anything but `noeviction` refused), made on each new connection and by
+//! the health check.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use redis::aio::{ConnectionLike, MultiplexedConnection};
+use redis::cluster::{ClusterClient, ClusterClientBuilder};
+use redis::cluster_async::ClusterConnection;
+use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
+use redis::{
+    AsyncConnectionConfig, Client, Cmd, ConnectionInfo, RedisError, TlsCertificates, Value,
+};
+
+use crate::state::replay::error::ReplayError;
+use crate::state::replay::redis::error::{ConnectError, timed_out, unavailable};
+/// How the guard reaches Redis: the client, and the settings every
+/// connection is opened and every command run with.
+pub(super) struct Connector {
+    pub(super) client: Client,
+    /// The connection info, for a cluster client when the node is one.
+    pub(super) info: ConnectionInfo,
+    pub(super) ca_pem: Option<Vec<u8>>,
+    pub(super) connect_timeout: Duration,
+    pub(super) command_timeout: Duration,
+    pub(super) check_policy: bool,
+}
+
+impl Connector {
+    /// The slot's connection, or a new one (checked) put into it.
+    pub(super) async fn connection(&self, slot: &Mutex<Option<Conn>>) -> Result<Conn, ReplayError> {
+        if let Some(conn) = lock(slot).clone() {
+            return Ok(conn);
+        }
+        let conn = self.open().await.map_err(ConnectError::into_replay)?;
+        *lock(slot) = Some(conn.clone());
+        Ok(conn)
+    }
+
+    /// Opens a connection, finds out whether the node is in a cluster, and
+    /// checks the eviction policy: all within the connect timeout.
+    pub(super) async fn open(&self) -> Result<Conn, ConnectError> {
+        let opening = async {
+            // The response timeout is ours: `run` bounds each command and
+            // this whole opening, one timer each, not two.
+            let config = AsyncConnectionConfig::new()
+                .set_connection_timeout(Some(self.connect_timeout))
+                .set_response_timeout(None);
+            let mut single = self
+                .client
+                .get_multiplexed_async_connection_with_config(&config)
+                .await
+                .map_err(|error| ConnectError::Redis(unavailable(&error)))?;
+            let mut info = redis::cmd("INFO");
+            info.arg("cluster");
+            // A proxy that hides INFO hides the cluster too: one node.
+            let clustered = match single.req_packed_command(&info).await {
+                Ok(Value::BulkString(text)) => text
+                    .split(|b| *b == b'\n')
+                    .any(|line| line.trim_ascii() == b"cluster_enabled:1"),
+                Ok(Value::VerbatimString { text, .. }) => {
+                    text.lines().any(|line| line.trim() == "cluster_enabled:1")
+                }
+                Ok(_) => false,
+                Err(error) if error.code().is_some() => false,
+                Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
+            };
+            let mut conn = if clustered {
+                Conn::Cluster(self.cluster_connection().await?)
+            } else {
+                Conn::Single(single)
+            };
+            if self.check_policy {
+                match conn.eviction_policies().await {
+                    Ok(policies) => evicting(&policies)?,
+                    Err(error) if error.code().is_some() => {
+                        return Err(ConnectError::PolicyUnreadable);
+                    }
+                    Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
+                }
+            }
+            Ok(conn)
+        };
+        tokio::time::timeout(self.connect_timeout, opening)
+            .await
+            .unwrap_or_else(|_| Err(ConnectError::Redis(timed_out())))
+    }
+
+    async fn cluster_connection(&self) -> Result<ClusterConnection, ConnectError> {
+        let mut builder = ClusterClientBuilder::new(vec![self.info.clone()])
+            .connection_timeout(self.connect_timeout)
+            .response_timeout(self.command_timeout)
+            .retries(1);
+        if let Some(pem) = &self.ca_pem {
+            builder = builder.certs(TlsCertificates {
+                client_tls: None,
+                root_cert: Some(pem.clone()),
+            });
+        }
+        let client: ClusterClient = builder
+            .build()
+            .map_err(|error| ConnectError::Redis(unavailable(&error)))?;
+        client
+            .get_async_connection()
+            .await
+            .map_err(|error| ConnectError::Redis(unavailable(&error)))
+    }
+
+    /// `work` within the command timeout.
+    async fn bounded<T>(
+        &self,
+        work: impl Future<Output = Result<T, RedisError>>,
+    ) -> Result<T, ReplayError> {
+        match tokio::time::timeout(self.command_timeout, work).await {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(unavailable(&error)),
+            Err(_) => Err(timed_out()),
+        }
+    }
+
+    /// Runs `command` on the slot's connection: once more on a new one when
+    /// the connection was found closed, and the connection forgotten after
+    /// any failure, so that the next call reconnects. That cannot accept a
+    /// token twice: `SET NX` answers `OK` once per key, whichever connection
+    /// carries it.
+    pub(super) async fn run<T, F, Fut>(
+        &self,
+        slot: &Mutex<Option<Conn>>,
+        command: F,
+    ) -> Result<T, ReplayError>
+    where
+        F: Fn(Conn) -> Fut,
+        Fut: Future<Output = Result<T, RedisError>>,
+    {
+        let reused = lock(slot).is_some();
+        let conn = self.connection(slot).await?;
+        let first = tokio::time::timeout(self.command_timeout, command(conn)).await;
+        let result = match first {
+            Ok(Err(error)) if reused && is_stale(&error) => {
+                forget(slot);
+                let conn = self.connection(slot).await?;
+                tokio::time::timeout(self.command_timeout, command(conn)).await
+            }
+            other => other,
+        };
+        match result {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => {
+                // Out of memory, the connection is sound and stays; after
+                // anything else (READONLY after a failover...) a new one
+                // may reach another node.
+                if error.code() != Some("OOM") {
+                    forget(slot);
+                }
+                Err(unavailable(&error))
+            }
+            Err(_) => {
+                forget(slot);
+                Err(timed_out())
+            }
+        }
+    }
+
+    /// [`run`](Self::run) for one command.
+    pub(super) async fn send(
+        &self,
+        slot: &Mutex<Option<Conn>>,
+        command: &Cmd,
+    ) -> Result<Value, ReplayError> {
+        self.run(slot, |mut conn| async move { conn.send(command).await })
+            .await
+    }
+
+    pub(super) async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
+        let ping = redis::cmd("PING");
+        self.send(slot, &ping).await?;
+        if self.check_policy {
+            let mut conn = self.connection(slot).await?;
+            let policies = self
+                .bounded(conn.eviction_policies())
+                .await
+                .inspect_err(|_| forget(slot))?;
+            evicting(&policies).map_err(ConnectError::into_replay)?;
+        }
+        Ok(())
+    }
+}
+
+/// One node's multiplexed connection, or a cluster's.
+#[derive(Clone)]
+pub(super) enum Conn {
+    Single(MultiplexedConnection),
+    Cluster(ClusterConnection),
+}
+
+impl Conn {
+    pub(super) async fn send(&mut self, command: &Cmd) -> Result<Value, RedisError> {
+        match self {
+            Self::Single(conn) => conn.req_packed_command(command).await,
+            Self::Cluster(conn) => conn.req_packed_command(command).await,
+        }
+        .and_then(Value::extract_error)
+    }
+
+    /// `CONFIG GET maxmemory-policy`, on every master of a cluster: the
+    /// policies found.
+    async fn eviction_policies(&mut self) -> Result<Vec<String>, RedisError> {
+        let mut command = redis::cmd("CONFIG");
+        command.arg("GET").arg("maxmemory-policy");
+        let reply = match self {
+            Self::Single(conn) => conn.req_packed_command(&command).await?,
+            Self::Cluster(conn) => {
+                conn.route_command(
+                    command,
+                    RoutingInfo::MultiNode((MultipleNodeRoutingInfo::AllMasters, None)),
+                )
+                .await?
+            }
+        }
+        .extract_error()?;
+        let replies = match (&*self, reply) {
+            (Self::Cluster(_), Value::Map(nodes)) => nodes.into_iter().map(|(_, v)| v).collect(),
+            (_, reply) => vec![reply],
+        };
+        Ok(replies.iter().map(policy_of).collect())
+    }
+}
+
+/// An error unless every policy is `noeviction`.
+fn evicting(policies: &[String]) -> Result<(), ConnectError> {
+    if policies.is_empty() {
+        return Err(ConnectError::PolicyUnreadable);
+    }
+    match policies
+        .iter()
+        .find(|policy| policy.as_str() != "noeviction")
+    {
+        None => Ok(()),
+        Some(policy) if policy.is_empty() => Err(ConnectError::PolicyUnreadable),
+        Some(policy) => Err(ConnectError::Evicts(policy.clone())),
+    }
+}
+
+/// What the first reply of `CONFIG GET maxmemory-policy` says: the policy
+/// when it is a plain word, `unknown` otherwise; empty when there is none.
+fn policy_of(reply: &Value) -> String {
+    let value = match reply {
+        Value::Array(items) => items.get(1),
+        Value::Map(pairs) => pairs.first().map(|(_, value)| value),
+        _ => None,
+    };
+    let text = match value {
+        Some(Value::BulkString(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
+        Some(Value::SimpleString(text)) => text.clone(),
+        _ => return String::new(),
+    };
+    if !text.is_empty()
+        && text.len() <= 32
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')
+    {
+        text
+    } else {
+        "unknown".to_owned()
+    }
+}
+
+pub(super) fn lock(slot: &Mutex<Option<Conn>>) -> MutexGuard<'_, Option<Conn>> {
+    // The slot is only read and replaced whole; a panic elsewhere cannot
+    // leave it inconsistent.
+    slot.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+pub(super) fn forget(slot: &Mutex<Option<Conn>>) {
+    *lock(slot) = None;
+}
+
+/// Whether a pooled connection failed because it was already closed, as
+/// opposed to Redis being slow or answering in error.
+fn is_stale(error: &RedisError) -> bool {
+    error.is_connection_dropped() || error.is_unrecoverable_error()
+}

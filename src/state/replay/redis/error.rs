@@ -1,0 +1,174 @@
+//! The Redis guard's errors: why it could not be built or started
+//! ([`RedisConfigError`]), and a Redis failure described without its text.
+
+use std::fmt;
+
+use redis::RedisError;
+
+use crate::state::replay::error::ReplayError;
+
+/// Feature `redis`: why a [`RedisReplayGuard`](crate::state::RedisReplayGuard)
+/// could not be built or started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RedisConfigError {
+    /// The URL is not a `redis://`, `rediss://` or `redis+unix://` URL.
+    InvalidUrl,
+    /// The URL asks for TLS without certificate verification (`#insecure`).
+    InsecureTls,
+    /// A CA certificate was given for a URL without TLS.
+    CaWithoutTls,
+    /// The CA certificate holds no PEM certificate, or one that does not parse.
+    InvalidCaCertificate,
+    /// A timeout is zero.
+    ZeroTimeout,
+    /// Redis' `maxmemory-policy` (named) lets it evict the guard's keys.
+    Evicts(String),
+    /// Redis refused `CONFIG GET maxmemory-policy`.
+    PolicyUnreadable,
+    /// Redis could not be reached, or answered in error, at start-up.
+    Unavailable(ReplayError),
+}
+
+impl fmt::Display for RedisConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidUrl => f.write_str(
+                "redis url is not valid (expected redis://host:port/, rediss://host:port/ or redis+unix:///path)",
+            ),
+            Self::InsecureTls => {
+                f.write_str("redis tls without certificate verification (#insecure) is refused")
+            }
+            Self::CaWithoutTls => {
+                f.write_str("a redis ca certificate needs a rediss:// url")
+            }
+            Self::InvalidCaCertificate => {
+                f.write_str("the redis ca certificate is not a valid pem certificate")
+            }
+            Self::ZeroTimeout => f.write_str("redis timeouts must be longer than zero"),
+            Self::Evicts(policy) => write!(
+                f,
+                "redis maxmemory-policy is {policy}: redis may evict replay keys, and a used \
+                 requestState would open again; set maxmemory-policy noeviction \
+                 (CONFIG SET maxmemory-policy noeviction, and in redis.conf)"
+            ),
+            Self::PolicyUnreadable => f.write_str(
+                "redis refused CONFIG GET maxmemory-policy, so the guard cannot check that redis \
+                 never evicts; set the service's eviction policy to noeviction, then build the \
+                 guard with allow_replay_if_redis_evicts()",
+            ),
+            Self::Unavailable(error) => write!(f, "redis guard did not start: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for RedisConfigError {}
+
+/// Why a new connection is not used.
+pub(super) enum ConnectError {
+    Redis(ReplayError),
+    /// Redis may evict: its policy (a plain word, or `unknown`).
+    Evicts(String),
+    /// `CONFIG GET` was refused or answered nothing readable.
+    PolicyUnreadable,
+}
+
+impl ConnectError {
+    pub(super) fn into_replay(self) -> ReplayError {
+        match self {
+            Self::Redis(error) => error,
+            Self::Evicts(policy) => {
+                ReplayError::Unavailable(RedisConfigError::Evicts(policy).to_string())
+            }
+            Self::PolicyUnreadable => {
+                ReplayError::Unavailable(RedisConfigError::PolicyUnreadable.to_string())
+            }
+        }
+    }
+
+    pub(super) fn into_config(self) -> RedisConfigError {
+        match self {
+            Self::Redis(error) => RedisConfigError::Unavailable(error),
+            Self::Evicts(policy) => RedisConfigError::Evicts(policy),
+            Self::PolicyUnreadable => RedisConfigError::PolicyUnreadable,
+        }
+    }
+}
+
+/// Describes a Redis failure without its text: client errors can quote the
+/// URL, and server errors are reduced to their code (`NOAUTH`, `READONLY`...).
+pub(super) fn unavailable(error: &RedisError) -> ReplayError {
+    let why = if let Some(tls) = tls_error(error) {
+        match tls {
+            rustls::Error::InvalidCertificate(_) => {
+                "redis' tls certificate was not accepted".to_owned()
+            }
+            _ => "tls error talking to redis".to_owned(),
+        }
+    } else if error.is_timeout() {
+        return timed_out();
+    } else if error.is_connection_refusal() {
+        "redis refused the connection".to_owned()
+    } else if error.is_connection_dropped() {
+        "the connection to redis was lost".to_owned()
+    } else if error.kind() == redis::ErrorKind::AuthenticationFailed
+        || error.code() == Some("WRONGPASS")
+    {
+        "redis refused the credentials".to_owned()
+    } else if error.is_io_error() {
+        "i/o error talking to redis".to_owned()
+    } else if error.code() == Some("OOM") {
+        "redis is out of memory (maxmemory reached, noeviction): refusing rather than \
+         forgetting; raise maxmemory or lower the load"
+            .to_owned()
+    } else {
+        match error.code().filter(|code| is_plain_code(code)) {
+            Some(code) => format!("redis answered with error {code}"),
+            None => "redis answered in error".to_owned(),
+        }
+    };
+    ReplayError::Unavailable(why)
+}
+
+pub(super) fn timed_out() -> ReplayError {
+    ReplayError::Unavailable("redis did not answer in time".to_owned())
+}
+
+pub(super) fn unexpected(command: &str) -> ReplayError {
+    ReplayError::Unavailable(format!("redis answered {command} with an unexpected reply"))
+}
+
+/// The rustls error inside a Redis I/O error, if TLS failed. The `redis`
+/// crate keeps the I/O error in an `Arc`, which is what `source` returns.
+fn tls_error(error: &RedisError) -> Option<&rustls::Error> {
+    type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
+    let source = std::error::Error::source(error)?;
+    let io = match source.downcast_ref::<Shared>() {
+        Some(shared) => shared.downcast_ref::<std::io::Error>(),
+        None => source.downcast_ref::<std::io::Error>(),
+    }?;
+    io.get_ref()?.downcast_ref::<rustls::Error>()
+}
+
+/// Whether a server error code is a short upper-case word, safe to log.
+fn is_plain_code(code: &str) -> bool {
+    !code.is_empty()
+        && code.len() <= 32
+        && code
+            .bytes()
+            .all(|byte| byte.is_ascii_uppercase() || byte == b'_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_error_codes_are_kept_only_when_plain() {
+        assert!(is_plain_code("NOAUTH"));
+        assert!(is_plain_code("WRONGTYPE"));
+        assert!(!is_plain_code("pass=x"));
+        assert!(!is_plain_code(""));
+        assert!(!is_plain_code(&"A".repeat(33)));
+    }
+}

@@ -1,0 +1,436 @@
+//! Feature `redis`: a [`ReplayGuard`] shared by every instance of a server.
+//!
+//! Each consumed (flow id, round) becomes one Redis key, written with
+//! `SET key 1 NX PX <ms until the token's expiry plus the skew>`: the first
+//! instance to set it wins, every later attempt (on any instance) is a
+//! replay, and Redis forgets the key when no instance whose clock is within
+//! the skew of this one's could open the token anyway. `PX` is relative, so
+//! Redis' own clock plays no part.
+//!
+//! The guard is async on tokio: one multiplexed connection (or Redis
+//! Cluster's async client) carries every call, and a call holds no thread
+//! while Redis answers. The `SET`s of concurrent calls go to Redis together,
+//! one batch at a time (`commit`). Its sync face, for sync callers, runs the
+//! same future on a small runtime of the guard's own.
+
+use std::fmt;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use time::OffsetDateTime;
+
+use crate::state::claims::FlowId;
+use crate::state::replay::error::ReplayError;
+use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard};
+use crate::state::replay::principal::PrincipalKey;
+use crate::state::replay::redis::commit;
+use crate::state::replay::redis::connection::{Conn, Connector};
+use crate::state::replay::redis::error::timed_out;
+use crate::state::replay::redis::share;
+
+/// Feature `redis`: a replay guard on Redis, for servers that run as
+/// several instances.
+///
+/// Give every instance's codec a guard on the same Redis (or Redis Cluster)
+/// and a token opens once across all of them. Build it at start-up with
+/// [`connect`](crate::state::RedisGuardBuilder::connect), which checks what the guard
+/// relies on (below) and refuses to start otherwise; or lazily with
+/// [`build`](crate::state::RedisGuardBuilder::build), the same checks then made by the
+/// first call.
+///
+/// # Redis must not evict
+///
+/// The guard relies on its keys living until their TTL. A Redis that evicts
+/// under memory pressure (any `maxmemory-policy` but `noeviction`: the
+/// `allkeys-*` policies, and every `volatile-*` one, since every key here has a
+/// TTL) drops the keys nobody reads first, these, and a consumed round opens
+/// again, silently. So each new connection, and every
+/// [`health_check`](Self::health_check), reads `CONFIG GET maxmemory-policy` (on
+/// every master of a cluster), and anything but `noeviction` is an error naming
+/// the policy and what to set. A managed service that forbids `CONFIG` makes
+/// that an error too: set the service's eviction policy to `noeviction` in its
+/// console, then build with
+/// [`allow_replay_if_redis_evicts`](crate::state::RedisGuardBuilder::allow_replay_if_redis_evicts),
+/// whose name says what a wrong setting there costs. A full `noeviction` Redis
+/// answers `OOM`: the guard then refuses tokens (fails closed), it never accepts
+/// one unrecorded.
+///
+/// # Failing closed
+///
+/// When Redis cannot be reached in time, or answers in error, `consume`
+/// returns [`ReplayError::Unavailable`] and the codec refuses the token
+/// ([`StateError::ReplayGuard`](crate::state::StateError::ReplayGuard)). The
+/// message names the kind of failure and never the URL or its credentials.
+/// Each timeout bounds a whole phase, not each read: opening a connection
+/// (TCP, TLS handshake, `AUTH`, `SELECT`, the policy check) ends within the
+/// connect timeout, and each command within the command timeout. The keys
+/// of concurrent calls are sent together, one batch at a time, as one
+/// pipeline (on a cluster, one per key, all at once): a call waits at most
+/// for the batch before its own, then its own. A connection that failed is
+/// dropped; the next batch reconnects, and a batch that finds its
+/// connection closed (Redis restarted) is sent once more on a new one.
+///
+/// <div class="warning">A call that times out after Redis applied the
+/// <code>SET</code>, or whose batch is sent again after its connection closed
+/// half-way, leaves the token consumed: the client's retry of it is then
+/// refused as a replay. That is the safe side; keep the command timeout well
+/// above Redis' normal latency.</div>
+///
+/// # Replicas, clusters, shares
+///
+/// An asynchronous replica promoted on failover lacks the writes it had not
+/// received: those tokens open once more. With
+/// [`wait_for_replicas`](crate::state::RedisGuardBuilder::wait_for_replicas)
+/// each `SET` is followed by `WAIT`, and a token is accepted only once that many
+/// replicas hold its key. A URL naming one node of a Redis Cluster is detected
+/// (`INFO cluster`) and served by the `redis` crate's async cluster client;
+/// every command names one key, so it never spans slots.
+/// [`principal_share`](crate::state::RedisGuardBuilder::principal_share) bounds
+/// each principal's live entries, as
+/// [`MemoryReplayGuard`](crate::state::MemoryReplayGuard) does (off by default
+/// here: Redis has no capacity to take a share of).
+///
+/// `redis://` (TCP), `rediss://` (TCP with TLS) and `redis+unix://` URLs
+/// are supported (a cluster: TCP only). TLS goes through rustls, and the
+/// server's certificate is always verified, its name (or IP address)
+/// included: against the Mozilla root certificates compiled in
+/// (`webpki-roots`), which managed services' public certificates chain to,
+/// or, when [`ca_certificate_pem`](crate::state::RedisGuardBuilder::ca_certificate_pem)
+/// names one, against that CA alone. `rediss://...#insecure` (no
+/// verification) is refused. Client certificates (mutual TLS) are not
+/// supported.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use mrtr_guard::{KeyRing, MasterKey, RedisReplayGuard, StateCodec};
+/// use std::time::Duration;
+///
+/// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
+/// let guard = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+///     .key_prefix("shop:replay:")
+///     .command_timeout(Duration::from_millis(200))
+///     .connect()
+///     .await?; // refuses a Redis that may evict
+/// // A managed Redis over TLS, with a password; verified against the
+/// // Mozilla roots, or a private CA:
+/// let tls = RedisReplayGuard::builder("rediss://:password@redis.example.com:6380/")
+///     .ca_certificate_pem(std::fs::read("/etc/redis/ca.pem")?)
+///     .connect()
+///     .await?;
+/// # let _ = tls;
+/// let codec = StateCodec::builder("https://mcp.example.com", MasterKey::generate()?)
+///     .replay_guard(Arc::new(guard))
+///     .build()?;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RedisReplayGuard {
+    pub(super) inner: Arc<Inner>,
+}
+
+/// What the clones of one guard share.
+pub(super) struct Inner {
+    /// The client and how it connects.
+    pub(super) connector: Connector,
+    /// `host:port` or the socket path: never the credentials.
+    pub(super) server: String,
+    pub(super) tls: bool,
+    pub(super) prefix: String,
+    pub(super) share: Option<usize>,
+    pub(super) wait: Option<(u32, Duration)>,
+    /// The connection async callers share, made on their runtime.
+    pub(super) shared: Slot,
+    /// The connection of the sync face, made on `background`.
+    pub(super) sync_shared: Slot,
+    /// The runtime the sync face runs on, made on its first call.
+    pub(super) background: OnceLock<Option<tokio::runtime::Runtime>>,
+}
+
+/// Which of the guard's two connections a call uses.
+#[derive(Clone, Copy)]
+pub(super) enum Face {
+    /// Async callers, on their runtime.
+    Async,
+    /// Sync callers, on the guard's own runtime.
+    Sync,
+}
+
+/// A connection (once made) and the calls queued for its next batch.
+#[derive(Default)]
+pub(super) struct Slot {
+    pub(super) conn: Mutex<Option<Conn>>,
+    pub(super) queue: commit::Queue,
+}
+
+/// One face's connection, as the group commit sends through it.
+struct Committing(Arc<Inner>, Face);
+
+impl commit::Committer for Committing {
+    fn queue(&self) -> &commit::Queue {
+        &self.0.slot(self.1).queue
+    }
+
+    fn set_all(&self, batch: &[commit::Entry]) -> impl Future<Output = commit::Outcomes> + Send {
+        let inner = &self.0;
+        inner
+            .connector
+            .set_all(&inner.slot(self.1).conn, batch, inner.wait)
+    }
+}
+
+impl RedisReplayGuard {
+    /// The key prefix used unless
+    /// [`RedisGuardBuilder::key_prefix`](crate::state::RedisGuardBuilder::key_prefix)
+    /// sets another.
+    pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard:replay:";
+    /// The default time allowed to open a connection (TCP and handshake): 500 ms.
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+    /// The default time allowed for one command's request and answer: 500 ms.
+    pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+
+    /// The Redis key that records (flow id, round): the prefix, the flow id
+    /// in lowercase hex, `:`, the round in decimal, for example
+    /// `mrtr-guard:replay:000102030405060708090a0b0c0d0e0f:2`.
+    pub fn key(&self, flow_id: FlowId, round: u32) -> String {
+        format!("{}{flow_id}:{round}", self.inner.prefix)
+    }
+
+    /// The Redis key that counts `principal`'s live entries when
+    /// [`principal_share`](crate::state::RedisGuardBuilder::principal_share) is set: the
+    /// prefix, `share:`, the principal key in hex (a sorted set of
+    /// `flow:round` scored by retention time, in Unix milliseconds).
+    pub fn share_key(&self, principal: PrincipalKey) -> String {
+        format!("{}share:{principal}", self.inner.prefix)
+    }
+
+    /// The key prefix.
+    pub fn key_prefix(&self) -> &str {
+        &self.inner.prefix
+    }
+
+    /// Checks that Redis answers and does not evict (`PING`, then
+    /// `CONFIG GET maxmemory-policy` unless the builder opted out), with the
+    /// guard's timeouts: for a readiness or health probe.
+    ///
+    /// # Errors
+    ///
+    /// [`ReplayError::Unavailable`] when it does not, naming why.
+    pub async fn health_check(&self) -> Result<(), ReplayError> {
+        let inner = &self.inner;
+        inner.connector.health_check(&inner.shared.conn).await
+    }
+
+    /// [`health_check`](Self::health_check) for sync callers: blocks the
+    /// calling thread (up to the timeouts).
+    ///
+    /// # Errors
+    ///
+    /// As [`health_check`](Self::health_check).
+    pub fn ping(&self) -> Result<(), ReplayError> {
+        let inner = Arc::clone(&self.inner);
+        self.inner
+            .run_sync(async move { inner.connector.health_check(&inner.sync_shared.conn).await })
+    }
+}
+
+impl Inner {
+    /// Records (flow id, round) as used by `principal` on `face`'s
+    /// connection: the principal's share first, when the guard has one,
+    /// then the `SET` in the connection's next batch.
+    async fn record(
+        self: &Arc<Self>,
+        face: Face,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        let key = format!("{}{flow_id}:{round}", self.prefix);
+        let ttl_ms = time_to_live_ms(retain_until, now);
+        if let Some(share) = self.share {
+            let script = share::script(
+                format!("{}share:{principal}", self.prefix),
+                format!("{flow_id}:{round}"),
+                share,
+                retain_until,
+                now,
+                ttl_ms,
+            );
+            let reply = self.connector.send(&self.slot(face).conn, &script).await?;
+            share::admitted(&reply, share)?;
+        }
+        commit::set(Committing(Arc::clone(self), face), key, ttl_ms).await
+    }
+
+    pub(super) fn slot(&self, face: Face) -> &Slot {
+        match face {
+            Face::Async => &self.shared,
+            Face::Sync => &self.sync_shared,
+        }
+    }
+
+    /// Runs `work` on the guard's own runtime and waits for it on this
+    /// thread, up to the connect and command timeouts (and a margin).
+    pub(super) fn run_sync<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, ReplayError>> + Send + 'static,
+    ) -> Result<T, ReplayError> {
+        let runtime = self
+            .background
+            .get_or_init(|| {
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("mrtr-guard-redis")
+                    .enable_all()
+                    .build()
+                    .ok()
+            })
+            .as_ref()
+            .ok_or_else(|| {
+                ReplayError::Unavailable("could not start the redis guard's runtime".to_owned())
+            })?;
+        let (sender, receiver) = mpsc::sync_channel(1);
+        runtime.spawn(async move {
+            let _ = sender.send(work.await);
+        });
+        // Connecting, then a stale connection's retry: at most two connects
+        // and two commands, and a margin for scheduling.
+        let connector = &self.connector;
+        let limit = connector
+            .connect_timeout
+            .saturating_mul(2)
+            .saturating_add(connector.command_timeout.saturating_mul(3))
+            .saturating_add(Duration::from_millis(100));
+        receiver
+            .recv_timeout(limit)
+            .unwrap_or_else(|_| Err(timed_out()))
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Dropping a runtime blocks, which panics inside async code: let
+        // its thread end in the background instead.
+        if let Some(Some(runtime)) = self.background.take() {
+            runtime.shutdown_background();
+        }
+    }
+}
+
+/// On the guard's own runtime, with a connection of its own: the sync face
+/// blocks the calling thread (up to the timeouts).
+impl ReplayGuard for RedisReplayGuard {
+    fn consume(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> Result<(), ReplayError> {
+        let inner = Arc::clone(&self.inner);
+        self.inner.run_sync(async move {
+            inner
+                .record(Face::Sync, principal, flow_id, round, retain_until, now)
+                .await
+        })
+    }
+
+    fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
+        Some(self)
+    }
+}
+
+/// On the caller's tokio runtime (the connection's driver runs there).
+impl AsyncReplayGuard for RedisReplayGuard {
+    fn consume(
+        &self,
+        principal: PrincipalKey,
+        flow_id: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> ConsumeFuture<'_> {
+        Box::pin(async move {
+            self.inner
+                .record(Face::Async, principal, flow_id, round, retain_until, now)
+                .await
+        })
+    }
+}
+
+impl fmt::Debug for RedisReplayGuard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        f.debug_struct("RedisReplayGuard")
+            .field("server", &inner.server)
+            .field("tls", &inner.tls)
+            .field("prefix", &inner.prefix)
+            .field("connect_timeout", &inner.connector.connect_timeout)
+            .field("command_timeout", &inner.connector.command_timeout)
+            .field("principal_share", &inner.share)
+            .field("wait_for_replicas", &inner.wait)
+            .field("checks_eviction_policy", &inner.connector.check_policy)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Milliseconds from `now` until `retain_until`, rounded up so that the
+/// entry never disappears early, and at least 1: `PX 0` is an error in Redis
+/// (`consume` only sees tokens that have not expired).
+fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
+    let nanos = retain_until
+        .unix_timestamp_nanos()
+        .saturating_sub(now.unix_timestamp_nanos());
+    let ms = nanos
+        .saturating_add(999_999)
+        .checked_div(1_000_000)
+        .unwrap_or(1);
+    u64::try_from(ms.max(1)).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::arithmetic_side_effects,
+    reason = "test code: a panic is a failing test"
+)]
+mod tests {
+    use time::Duration as TimeDuration;
+
+    use super::*;
+
+    fn at(seconds: i64) -> OffsetDateTime {
+        OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
+    }
+
+    #[test]
+    fn ttl_is_milliseconds_until_expiry_and_never_zero() {
+        assert_eq!(time_to_live_ms(at(600), at(0)), 600_000);
+        assert_eq!(
+            time_to_live_ms(at(0) + TimeDuration::milliseconds(1500), at(0)),
+            1500
+        );
+        assert_eq!(
+            time_to_live_ms(at(0) + TimeDuration::nanoseconds(1_000_001), at(0)),
+            2,
+            "rounded up"
+        );
+        assert_eq!(time_to_live_ms(at(0), at(0)), 1);
+        assert_eq!(time_to_live_ms(at(0), at(5)), 1);
+    }
+
+    #[test]
+    fn keys_are_prefix_hex_flow_id_and_round() {
+        let guard = RedisReplayGuard::builder("redis://127.0.0.1:1/")
+            .key_prefix("p:")
+            .build()
+            .unwrap();
+        let flow = FlowId::from_bytes([0xab; 16]);
+        assert_eq!(guard.key(flow, 7), format!("p:{}:7", "ab".repeat(16)));
+        assert_eq!(guard.key_prefix(), "p:");
+    }
+}

@@ -1,0 +1,21 @@
+//! Feature `redis`: the replay guard shared by every instance of a server.
+//!
+//! The files, bottom-up: `error` ([`RedisConfigError`], and Redis failures
+//! told without their text), `commit` (the group commit: concurrent calls'
+//! keys gathered into batches), `connection` (opening, reusing and replacing
+//! a connection; the `maxmemory-policy` check), `batch` (one batch of `SET
+//! NX` and what its replies mean), `share` (a principal's share), `guard`
+//! ([`RedisReplayGuard`] and its two faces), `builder` ([`RedisGuardBuilder`],
+//! which checks the settings and makes the guard).
+
+mod batch;
+mod builder;
+mod commit;
+mod connection;
+mod error;
+mod guard;
+mod share;
+
+pub use builder::RedisGuardBuilder;
+pub use error::RedisConfigError;
+pub use guard::RedisReplayGuard;

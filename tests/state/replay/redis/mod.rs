@@ -1,0 +1,14 @@
+//! The Redis replay guard against real `redis-server`s (feature `redis`),
+//! one file per rule; `support` says which servers they run against and
+//! holds the fixtures they share.
+
+mod cluster;
+mod commit;
+mod connection;
+mod eviction;
+mod replicas;
+mod shares;
+mod single_use;
+mod support;
+mod timeouts;
+mod tls;
