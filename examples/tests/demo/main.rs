@@ -8,9 +8,6 @@
 mod demo_http;
 mod form_golden;
 mod http_client;
-mod legacy;
 mod redis_http;
 mod rmcp_adapter;
-mod rmcp_macros;
 mod runtime_flows;
-mod wiring;

@@ -433,9 +433,9 @@ fn doc_block<'a>(doc: &'a str, marker: &str) -> (usize, &'a str) {
 /// `rmcp`'s `request-state`.
 #[test]
 fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
-    let readme = include_str!("../../../README.md");
-    let rmcp_doc = include_str!("../../../docs/RMCP.md");
-    let source = include_str!("rmcp_macros.rs");
+    let readme = include_str!("../../../../README.md");
+    let rmcp_doc = include_str!("../../../../docs/RMCP.md");
+    let source = include_str!("macros.rs");
     let snippets: [(&str, &str, &[&str]); 2] = [
         (
             readme,
@@ -503,8 +503,8 @@ fn the_readme_mount_builds_the_server() {
         Ok(app)
     };
     let _app = mount().unwrap();
-    let readme = include_str!("../../../README.md");
-    let source = include_str!("rmcp_macros.rs");
+    let readme = include_str!("../../../../README.md");
+    let source = include_str!("macros.rs");
     let at = readme.find("Once per server").unwrap();
     let rest = &readme[at..];
     let start = rest.find("```rust,ignore\n").unwrap() + "```rust,ignore\n".len();
@@ -519,9 +519,9 @@ fn the_readme_mount_builds_the_server() {
 /// in the demo's manifest (and, for mrtr-guard, one of its features).
 #[test]
 fn the_readme_dependencies_are_the_ones_the_demo_builds_with() {
-    let readme = include_str!("../../../README.md");
-    let demo = include_str!("../../Cargo.toml");
-    let root = include_str!("../../../Cargo.toml");
+    let readme = include_str!("../../../../README.md");
+    let demo = include_str!("../../../Cargo.toml");
+    let root = include_str!("../../../../Cargo.toml");
     let at = readme.find("```toml\n[dependencies]\n").unwrap() + "```toml\n[dependencies]\n".len();
     let block = &readme[at..at + readme[at..].find("```").unwrap()];
     let quoted = |text: &str| -> Vec<String> {
