@@ -1,10 +1,12 @@
 //! `mrtr_guard::rmcp`, the adapter, in process: `rmcp`'s stateless
 //! `StreamableHttpService` behind `ScreenLayer` called with HTTP requests
-//! (`on_the_wire`), tools written with `rmcp`'s macros and the README's
-//! snippets they run (`macros`), mounting with `McpServer` (`wiring`), and
-//! `Legacy` under `rmcp`'s own `2025-11-25` client (`legacy`).
+//! (`on_the_wire`), tools written with `rmcp`'s macros (`macros`) and the
+//! README's snippets checked against them (`readme`), mounting with
+//! `McpServer` (`wiring`), and `Legacy` under `rmcp`'s own `2025-11-25`
+//! client (`legacy`).
 
 mod legacy;
 mod macros;
 mod on_the_wire;
+mod readme;
 mod wiring;
