@@ -6,6 +6,7 @@
 //! client (`legacy`).
 
 mod legacy;
+mod legacy_session;
 mod macros;
 mod on_the_wire;
 mod readme;
