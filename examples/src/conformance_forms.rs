@@ -1,6 +1,6 @@
 //! The forms and the sampling request the conformance fixture asks
 //! (`examples/src/bin/conformance_server.rs`), free of any transport, so
-//! `examples/tests/demo/runtime_flows.rs` can carry their largest answers.
+//! `examples/tests/demo/runtime_flows/answer_budget.rs` can carry their largest answers.
 
 use std::sync::LazyLock;
 

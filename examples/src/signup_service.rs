@@ -1,7 +1,7 @@
 //! The demo's `rmcp` server: `ShipOrder` and `signup` as `#[tool]`
 //! functions of a `#[tool_router]`, their forms from `#[derive(FormFields)]`
-//! types. `examples/src/bin/signup_server.rs` serves it, and `examples/tests/demo/redis_http.rs`
-//! runs two of it over one Redis.
+//! types. `examples/src/bin/signup_server.rs` serves it, and
+//! `examples/tests/demo/over_http/redis.rs` runs two of it over one Redis.
 //!
 //! The tools' logic is `signup_tools.rs`, free of any transport (the runtime
 //! tests drive it in-process); each `#[tool]` opens the round from its

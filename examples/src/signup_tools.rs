@@ -1,5 +1,5 @@
 //! The demo's two tools, free of any transport: `examples/src/bin/signup_server.rs`
-//! serves them over `rmcp`, and `examples/tests/demo/runtime_flows.rs` drives these same
+//! serves them over `rmcp`, and `examples/tests/demo/runtime_flows/` drives these same
 //! functions in-process.
 
 use mrtr_guard::form::FormError;

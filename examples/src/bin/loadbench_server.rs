@@ -9,7 +9,7 @@
 //!   `MRTR_GUARD_REDIS_URL` names (built with `--features redis`; without
 //!   the variable the tool answers that it has no guard);
 //! - `ShipOrderRmcp`: the same tool on `rmcp`'s own `request-state` feature
-//!   (`RequestStateCodec`, as `examples/tests/demo/rmcp_macros.rs` writes it).
+//!   (`RequestStateCodec`, as `examples/tests/demo/rmcp_adapter/macros.rs` writes it).
 //!
 //! ```text
 //! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --port 9000

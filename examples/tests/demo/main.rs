@@ -1,17 +1,13 @@
 //! The tests that drive the demo's code (`mrtr-guard-examples`): its tools
-//! round by round in process, its `rmcp` server in process and over real HTTP
-//! on loopback (with Redis: two servers over one replay guard), the forms it
-//! builds against golden files, and the README's `rmcp` snippets. One crate,
-//! one module per concern; the fixtures shared with the root package's tests
-//! are `mrtr-guard-test-support` (tests/support/).
+//! round by round in process (`runtime_flows`), the `rmcp` adapter in
+//! process with the README's `rmcp` snippets (`rmcp_adapter`), its server
+//! over real HTTP on loopback (`over_http`; with Redis: two servers over one
+//! replay guard), and the forms it builds against golden files
+//! (`form_golden`). One crate, one module per concern; the fixtures shared
+//! with the root package's tests are `mrtr-guard-test-support`
+//! (tests/support/).
 
-mod demo_http;
 mod form_golden;
-mod http_client;
-mod legacy;
-mod redis_http;
+mod over_http;
 mod rmcp_adapter;
-mod rmcp_macros;
 mod runtime_flows;
-mod sessions;
-mod wiring;

@@ -17,13 +17,14 @@
 
 use std::net::SocketAddr;
 
-use mrtr_guard::rmcp::{McpServerBuilder, McpService};
+use mrtr_guard::rmcp::McpServerBuilder;
 use mrtr_guard::{MasterKey, StateCodec};
-use mrtr_guard_examples::serve as support;
 use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
+
+use super::server::on_loopback;
 
 /// The demo with `settings` on its builder, on a free loopback port.
 async fn start(settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder) -> SocketAddr {
@@ -33,11 +34,7 @@ async fn start(settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder) -> S
     )
     .build()
     .unwrap();
-    let service: McpService<Signup> = Signup::service_with(codec, settings).unwrap();
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, support::router(service)).await });
-    addr
+    on_loopback(Signup::service_with(codec, settings).unwrap()).await
 }
 
 /// A response read to its head, and what of its body has come so far.

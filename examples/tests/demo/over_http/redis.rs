@@ -9,7 +9,7 @@
 //!   skipped outside CI when unset, as in `tests/state/replay/redis/`): every
 //!   state, presented to both at once, opens exactly once.
 //!
-//! The client is `http_client.rs`: a few lines of HTTP/1.1, one
+//! The client is `client.rs`: a few lines of HTTP/1.1, one
 //! connection per request, so the two presentations of a state never share
 //! a connection.
 
@@ -29,12 +29,12 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use crate::http_client::{call, first, is_state_refusal, retry, state_of, text_of};
 use mrtr_guard::{MasterKey, RedisReplayGuard, StateCodec};
-use mrtr_guard_examples::serve as support;
 use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
+
+use super::client::{call, first, is_state_refusal, retry, state_of, text_of};
+use super::server::on_loopback;
 
 /// What every instance's states are bound to: the name clients reach them
 /// at, not an instance's own port.
@@ -50,11 +50,7 @@ fn codec(guard: RedisReplayGuard) -> StateCodec {
 /// Serves the demo over `codec` on a free loopback port of the current
 /// runtime.
 async fn start_instance(codec: StateCodec) -> SocketAddr {
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = support::router(Signup::service(codec).unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
+    on_loopback(Signup::service(codec).unwrap()).await
 }
 
 /// Runs the two tests one after the other: the two-instance test keeps both

@@ -14,13 +14,13 @@
 
 use std::net::SocketAddr;
 
-use crate::http_client::{call, first, retry, state_of};
 use mrtr_guard::rmcp::{McpServer, McpService};
 use mrtr_guard::{Flow, MasterKey, StateCodec};
-use mrtr_guard_examples::serve as support;
 use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
+
+use super::client::{call, first, retry, state_of};
+use super::server::on_loopback;
 
 /// Serves the demo on a free loopback port of the current runtime.
 async fn start() -> SocketAddr {
@@ -39,11 +39,7 @@ where
     )
     .build()
     .unwrap();
-    let listener = TcpListener::bind(("127.0.0.1", 0)).await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = support::router(make(codec));
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    addr
+    on_loopback(make(codec)).await
 }
 
 fn message_of(answer: &Value, key: &str) -> String {

@@ -1,4 +1,4 @@
-//! Issue 18, safe by construction: a server mounted with
+//! Safe by construction: a server mounted with
 //! `mrtr_guard::rmcp::McpServer`, in process (no network), against the
 //! wirings that used to lose a guarantee without a word:
 //!

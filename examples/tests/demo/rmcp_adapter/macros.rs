@@ -2,7 +2,8 @@
 //! `#[tool]`, `Parameters<T>`), in process through `rmcp`'s stateless
 //! `StreamableHttpService` behind `ScreenLayer`, no network:
 //!
-//! - the README's `ShipOrder` (the snippet is checked against this file);
+//! - the README's `ShipOrder` (`readme.rs` checks the snippet against this
+//!   file), and the README's mount;
 //! - a tool with arguments, its state bound to the raw arguments;
 //! - docs/RMCP.md's comparison: the same tool on `rmcp`'s own `request-state`
 //!   feature, and what it lets through.
@@ -41,6 +42,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_layer::Layer;
 use tower_service::Service;
+
+use super::readme::{counted, region};
 
 // ---- the README's ShipOrder, on mrtr-guard ------------------------------------------------
 
@@ -393,83 +396,7 @@ async fn the_rmcp_only_version_works_and_lets_through_what_mrtr_guard_refuses() 
     assert_eq!(text(&moved), "Shipped as 1Z.");
 }
 
-// ---- the snippets in the README and docs/RMCP.md ---------------------------------------
-
-/// The lines the README counts: non-blank, not a `//` comment, trimmed.
-fn counted(text: &str) -> Vec<&str> {
-    text.lines()
-        .map(str::trim)
-        .filter(|line| !line.is_empty() && !line.starts_with("// "))
-        .collect()
-}
-
-/// The text of this file between `// README: {name} (begin)` and `(end)`.
-fn region<'a>(source: &'a str, name: &str) -> &'a str {
-    let begin = format!("// README: {name} (begin)");
-    let end = format!("// README: {name} (end)");
-    let start = source.find(&begin).unwrap() + begin.len();
-    let stop = start + source[start..].find(&end).unwrap();
-    &source[start..stop]
-}
-
-/// The count a document states after `marker`, and the code block that
-/// follows it.
-fn doc_block<'a>(doc: &'a str, marker: &str) -> (usize, &'a str) {
-    let at = doc.find(marker).unwrap_or_else(|| panic!("no {marker:?}"));
-    let rest = &doc[at + marker.len()..];
-    let stated = rest
-        .trim_start_matches(", ")
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    let start = rest.find("```rust,ignore\n").unwrap() + "```rust,ignore\n".len();
-    let stop = start + rest[start..].find("\n```\n").unwrap();
-    (stated, &rest[start..stop])
-}
-
-/// The README shows the mrtr-guard tool; docs/RMCP.md the same tool on
-/// `rmcp`'s `request-state`.
-#[test]
-fn the_readme_shows_the_code_this_file_runs_and_counts_it() {
-    let readme = include_str!("../../../README.md");
-    let rmcp_doc = include_str!("../../../docs/RMCP.md");
-    let source = include_str!("rmcp_macros.rs");
-    let snippets: [(&str, &str, &[&str]); 2] = [
-        (
-            readme,
-            "snippet: mrtr-guard",
-            &["form", "field", "init", "tool"],
-        ),
-        (
-            rmcp_doc,
-            "snippet: rmcp request-state",
-            &["rmcp form", "rmcp tool"],
-        ),
-    ];
-    let mut counts = Vec::new();
-    for (doc, marker, regions) in snippets {
-        let (stated, block) = doc_block(doc, marker);
-        let shown = counted(block);
-        let run: Vec<&str> = regions
-            .iter()
-            .flat_map(|name| counted(region(source, name)))
-            .collect();
-        assert_eq!(shown, run, "{marker}");
-        assert_eq!(shown.len(), stated, "{marker}: the README's count");
-        assert!(doc.contains(&format!("**{stated} lines**")), "{marker}");
-        counts.push(stated);
-    }
-    assert!(
-        counts[0] <= 15,
-        "the mrtr-guard ShipOrder is {} lines",
-        counts[0]
-    );
-    // Each document names the other's count as it stands.
-    assert!(rmcp_doc.contains(&format!("**{} lines**", counts[0])));
-    assert!(readme.contains(&format!("({} lines)", counts[1])));
-}
+// ---- the README's mount --------------------------------------------------------------
 
 /// Your authentication, for the README's mount: the subject an
 /// authentication layer verified and put into the request's extensions.
@@ -503,8 +430,8 @@ fn the_readme_mount_builds_the_server() {
         Ok(app)
     };
     let _app = mount().unwrap();
-    let readme = include_str!("../../../README.md");
-    let source = include_str!("rmcp_macros.rs");
+    let readme = include_str!("../../../../README.md");
+    let source = include_str!("macros.rs");
     let at = readme.find("Once per server").unwrap();
     let rest = &readme[at..];
     let start = rest.find("```rust,ignore\n").unwrap() + "```rust,ignore\n".len();
@@ -512,79 +439,4 @@ fn the_readme_mount_builds_the_server() {
     let shown = counted(&rest[start..stop]);
     let run = counted(region(source, "mount"));
     assert!(shown.ends_with(&run), "{shown:#?}\n{run:#?}");
-}
-
-/// The README's `[dependencies]` block is what the demo builds with: each
-/// crate at the demo's version requirement, each feature it names enabled
-/// in the demo's manifest (and, for mrtr-guard, one of its features).
-#[test]
-fn the_readme_dependencies_are_the_ones_the_demo_builds_with() {
-    let readme = include_str!("../../../README.md");
-    let demo = include_str!("../../Cargo.toml");
-    let root = include_str!("../../../Cargo.toml");
-    let at = readme.find("```toml\n[dependencies]\n").unwrap() + "```toml\n[dependencies]\n".len();
-    let block = &readme[at..at + readme[at..].find("```").unwrap()];
-    let quoted = |text: &str| -> Vec<String> {
-        text.split('"')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_owned)
-            .collect()
-    };
-    let field = |line: &str, key: &str| -> Option<String> {
-        let at = line.find(&format!("{key} = "))? + key.len() + 3;
-        let rest = &line[at..];
-        let end = if rest.starts_with('[') {
-            rest.find(']')? + 1
-        } else {
-            rest[1..].find('"')? + 2
-        };
-        Some(rest[..end].to_owned())
-    };
-    let mut names = Vec::new();
-    for line in block.lines().filter(|line| !line.trim().is_empty()) {
-        let name = line.split(" = ").next().unwrap().trim();
-        names.push(name.to_owned());
-        let demo_line = demo
-            .lines()
-            .find(|demo_line| demo_line.starts_with(&format!("{name} = ")))
-            .unwrap_or_else(|| panic!("{name} is not a dependency of the demo"));
-        let version = quoted(&field(line, "version").unwrap()).remove(0);
-        let features = field(line, "features")
-            .map(|f| quoted(&f))
-            .unwrap_or_default();
-        let demo_features = field(demo_line, "features")
-            .map(|f| quoted(&f))
-            .unwrap_or_default();
-        if name == "mrtr-guard" {
-            let package = root
-                .lines()
-                .find(|line| line.starts_with("version = "))
-                .unwrap();
-            assert!(quoted(package)[0].starts_with(&version), "{line}");
-            for feature in &features {
-                assert!(
-                    root.contains(&format!("\n{feature} = [")),
-                    "{feature}: not a feature"
-                );
-            }
-        } else {
-            assert_eq!(
-                quoted(&field(demo_line, "version").unwrap())[0],
-                version,
-                "{name}"
-            );
-            assert_eq!(
-                line.contains("default-features = false"),
-                demo_line.contains("default-features = false"),
-                "{name}"
-            );
-        }
-        for feature in &features {
-            assert!(demo_features.contains(feature), "{name}: {feature}");
-        }
-    }
-    for needed in ["mrtr-guard", "rmcp", "axum", "tokio", "serde"] {
-        assert!(names.iter().any(|name| name == needed), "{needed}");
-    }
 }

@@ -1,0 +1,13 @@
+//! `mrtr_guard::rmcp`, the adapter, in process: `rmcp`'s stateless
+//! `StreamableHttpService` behind `ScreenLayer` called with HTTP requests
+//! (`on_the_wire`), tools written with `rmcp`'s macros (`macros`) and the
+//! README's snippets checked against them (`readme`), mounting with
+//! `McpServer` (`wiring`), and `Legacy` under `rmcp`'s own `2025-11-25`
+//! client (`legacy`).
+
+mod legacy;
+mod legacy_session;
+mod macros;
+mod on_the_wire;
+mod readme;
+mod wiring;
