@@ -146,8 +146,9 @@ struct ReadmeDoctests;
 #[doc = include_str!("../docs/GUIDE.md")]
 struct GuideDoctests;
 
-/// docs/RMCP.md's code blocks are `ignore`d (examples/tests/demo/rmcp_macros.rs compiles
-/// them); included so that a runnable block added there runs.
+/// docs/RMCP.md's code blocks are `ignore`d (the demo's tests run them:
+/// examples/tests/demo/rmcp_adapter/readme.rs); included so that a runnable
+/// block added there runs.
 #[cfg(doctest)]
 #[doc = include_str!("../docs/RMCP.md")]
 struct RmcpDoctests;
