@@ -137,7 +137,7 @@ impl Round<'_> {
         self.call.params().method()
     }
 
-    /// The tool or prompt name, or the resource URI.
+    /// The call's target ([`Method::target_key`]).
     #[must_use]
     pub fn target(&self) -> &str {
         self.call.params().target()
