@@ -14,5 +14,6 @@ mod request;
 mod rounds;
 mod wrapper;
 
+pub(crate) use request::session_capabilities;
 pub(crate) use rounds::LegacyRetry;
 pub use wrapper::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};

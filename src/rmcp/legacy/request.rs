@@ -15,8 +15,9 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use crate::rmcp::error::error_data;
 use crate::wire::{ClientCapabilities, RpcError};
 
-/// The session's capabilities, from its `initialize`.
-pub(super) fn session_capabilities(cx: &RequestContext<RoleServer>) -> ClientCapabilities {
+/// The session's capabilities, as `rmcp` knows them from its `initialize`
+/// (none before one).
+pub(crate) fn session_capabilities(cx: &RequestContext<RoleServer>) -> ClientCapabilities {
     cx.client_capabilities()
         .and_then(|caps| serde_json::to_value(caps).ok())
         .and_then(|caps| ClientCapabilities::from_json(&caps).ok())
