@@ -47,12 +47,8 @@ pub fn custom_request_error(request: &CustomRequest) -> ErrorData {
     if let Err(error) = retry_fields(object) {
         return error_data(error);
     }
-    let (target_key, target_error) = match method {
-        Method::ResourcesRead => ("uri", "params.uri must be a string"),
-        _ => ("name", "params.name must be a string"),
-    };
-    if !object.get(target_key).is_some_and(Value::is_string) {
-        return error_data(RpcError::invalid_params(target_error));
+    if let Err(error) = method.target_in(&params) {
+        return error_data(error);
     }
     if object
         .get("arguments")

@@ -17,8 +17,8 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
 use super::error::error_data;
-use super::legacy::LegacyRetry;
-use crate::wire::{ClientCapabilities, PROTOCOL_VERSION, RequestMeta, RpcError};
+use super::legacy::{LegacyRetry, session_capabilities};
+use crate::wire::{PROTOCOL_VERSION, RequestMeta, RpcError};
 
 /// What a `#[tool]` function's round needs from its `tools/call`: an `rmcp`
 /// extractor (`FromContextPart`). It keeps the tool name, the
@@ -96,14 +96,7 @@ fn request_meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestM
         Err(error) if retry && cx.extensions.get::<LegacyRetry>().is_none() => {
             Err(error_data(error))
         }
-        Err(_) => {
-            let capabilities = cx
-                .client_capabilities()
-                .and_then(|caps| serde_json::to_value(caps).ok())
-                .and_then(|caps| ClientCapabilities::from_json(&caps).ok())
-                .unwrap_or_default();
-            Ok(RequestMeta::new("", capabilities))
-        }
+        Err(_) => Ok(RequestMeta::new("", session_capabilities(cx))),
     }
 }
 

@@ -5,17 +5,19 @@ use std::fmt;
 use std::sync::Arc;
 
 use ::rmcp::ErrorData;
-use ::rmcp::model::{CallToolRequestParams, GetPromptRequestParams, ReadResourceRequestParams};
+use ::rmcp::model::{
+    CallToolRequestParams, GetPromptRequestParams, InputResponses, ReadResourceRequestParams,
+};
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use super::error::error_data;
 use super::extract::{BoundArgs, Context, ToolCall};
-use crate::runtime::{Call, Flow, Misuse, Opened, Round};
+use crate::runtime::{Call, Flow, Misuse, Opened, Opening, Round};
 #[cfg(feature = "tower")]
 use crate::tower::service::RawArguments;
 use crate::wire::Method;
-use crate::wire::{CallParams, InputResponses, RpcError};
+use crate::wire::{CallParams, RpcError};
 
 /// Derives the principal from a request's HTTP parts (headers, and
 /// extensions an authentication layer inserted). `None` means anonymous.
@@ -76,7 +78,7 @@ impl RmcpFlow {
     /// A call with a `requestState` awaits the replay guard's async face
     /// (the memory and Redis guards have one); under a guard without one it
     /// opens on tokio's blocking pool (`spawn_blocking`), since that guard
-    /// may block on its store up to its timeout.
+    /// may block on its store up to its timeout ([`Flow::open_async`]).
     ///
     /// # Errors
     ///
@@ -91,19 +93,7 @@ impl RmcpFlow {
         params: &CallToolRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        self.open_round(
-            Method::ToolsCall,
-            params.name.as_ref(),
-            params.arguments.as_ref(),
-            params.input_responses.clone(),
-            params.request_state.clone(),
-            Context::of(
-                cx,
-                params.request_state.is_some() || params.input_responses.is_some(),
-            ),
-            Arguments::Given,
-        )
-        .await
+        self.params_round(params, cx).await
     }
 
     /// The round of a `prompts/get`.
@@ -116,19 +106,7 @@ impl RmcpFlow {
         params: &GetPromptRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        self.open_round(
-            Method::PromptsGet,
-            params.name.as_str(),
-            params.arguments.as_ref(),
-            params.input_responses.clone(),
-            params.request_state.clone(),
-            Context::of(
-                cx,
-                params.request_state.is_some() || params.input_responses.is_some(),
-            ),
-            Arguments::Given,
-        )
-        .await
+        self.params_round(params, cx).await
     }
 
     /// The round of a `resources/read`.
@@ -141,18 +119,27 @@ impl RmcpFlow {
         params: &ReadResourceRequestParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<Round<'_>, ErrorData> {
-        self.open_round(
-            Method::ResourcesRead,
-            params.uri.as_str(),
-            None,
-            params.input_responses.clone(),
-            params.request_state.clone(),
-            Context::of(
-                cx,
-                params.request_state.is_some() || params.input_responses.is_some(),
-            ),
-            Arguments::Given,
-        )
+        self.params_round(params, cx).await
+    }
+
+    /// The round of a request whose params `rmcp` parsed: what
+    /// [`tool_round`](Self::tool_round) and its twins share.
+    async fn params_round<P: RoundParams>(
+        &self,
+        params: &P,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Round<'_>, ErrorData> {
+        let (responses, state) = params.retry();
+        let retry = state.is_some() || responses.is_some();
+        self.open_round(Request {
+            method: P::METHOD,
+            target: params.target(),
+            arguments: params.arguments(),
+            responses: responses.cloned(),
+            state: state.cloned(),
+            context: Context::of(cx, retry),
+            source: Arguments::Given,
+        })
         .await
     }
 
@@ -203,38 +190,33 @@ impl RmcpFlow {
             meta,
             ..
         } = call;
-        let context = Context {
-            parts: parts.as_ref(),
-            meta,
-        };
-        self.open_round(
-            Method::ToolsCall,
-            &name,
+        self.open_round(Request {
+            method: Method::ToolsCall,
+            target: &name,
             arguments,
-            input_responses,
-            request_state,
-            context,
-            Arguments::Copied,
-        )
+            responses: input_responses,
+            state: request_state,
+            context: Context {
+                parts: parts.as_ref(),
+                meta,
+            },
+            source: Arguments::Copied,
+        })
         .await
     }
 
     /// The one path every round takes: the call's params from rmcp's
     /// parsed request, then the flow's round.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one private path for every round"
-    )]
-    async fn open_round(
-        &self,
-        method: Method,
-        target: &str,
-        arguments: Option<&Map<String, Value>>,
-        responses: Option<::rmcp::model::InputResponses>,
-        state: Option<String>,
-        context: Context<'_>,
-        source: Arguments,
-    ) -> Result<Round<'_>, ErrorData> {
+    async fn open_round(&self, request: Request<'_, '_>) -> Result<Round<'_>, ErrorData> {
+        let Request {
+            method,
+            target,
+            arguments,
+            responses,
+            state,
+            context,
+            source,
+        } = request;
         let arguments = bound_arguments(method, target, arguments, context.parts, source)?;
         let mut params = CallParams::new(method, target, context.meta?);
         if let Some(arguments) = arguments {
@@ -255,7 +237,7 @@ impl RmcpFlow {
             None => Call::new(params),
         };
         let opened = self.open(call).await.map_err(error_data)?;
-        Ok(Round::from_opened(&self.flow, opened))
+        Ok(opened.round(&self.flow))
     }
 
     /// Who is calling, from the request's HTTP parts through the
@@ -265,20 +247,21 @@ impl RmcpFlow {
     }
 
     /// Opens the call's state: awaiting the replay guard's async face (the
-    /// memory and Redis guards), or, for a guard that may block, off the
-    /// runtime's workers on tokio's blocking pool.
+    /// memory and Redis guards), or, for a guard that can only block, off
+    /// the runtime's workers on tokio's blocking pool.
     async fn open(&self, call: Call) -> Result<Opened, RpcError> {
-        let may_block =
-            call.params().request_state().is_some() && self.flow.codec().replay_guard_blocks();
-        match tokio::runtime::Handle::try_current() {
-            Ok(runtime) if may_block => {
-                let flow = Arc::clone(&self.flow);
-                runtime
-                    .spawn_blocking(move || Opened::new(&flow, call))
-                    .await
-                    .unwrap_or_else(|_| Err(RpcError::internal_error()))
-            }
-            _ => Opened::new_async(&self.flow, call).await,
+        match self.flow.open_async(call).await? {
+            Opening::Opened(opened) => Ok(opened),
+            Opening::Blocking(call) => match tokio::runtime::Handle::try_current() {
+                Ok(runtime) => {
+                    let flow = Arc::clone(&self.flow);
+                    runtime
+                        .spawn_blocking(move || flow.open(call))
+                        .await
+                        .unwrap_or_else(|_| Err(RpcError::internal_error()))
+                }
+                Err(_) => self.flow.open(call),
+            },
         }
     }
 }
@@ -288,6 +271,76 @@ impl fmt::Debug for RmcpFlow {
         f.debug_struct("RmcpFlow")
             .field("flow", &self.flow)
             .finish_non_exhaustive()
+    }
+}
+
+/// What a round is opened from, whichever way the handler came to it.
+struct Request<'r, 'a> {
+    method: Method,
+    target: &'r str,
+    arguments: Option<&'r Map<String, Value>>,
+    responses: Option<InputResponses>,
+    state: Option<String>,
+    context: Context<'a>,
+    source: Arguments,
+}
+
+/// The params of the requests a round answers, as `rmcp` parsed them: the
+/// method, its target, its arguments and its retry fields.
+trait RoundParams {
+    const METHOD: Method;
+
+    fn target(&self) -> &str;
+
+    fn arguments(&self) -> Option<&Map<String, Value>> {
+        None
+    }
+
+    /// The `inputResponses` and the `requestState`.
+    fn retry(&self) -> (Option<&InputResponses>, Option<&String>);
+}
+
+impl RoundParams for CallToolRequestParams {
+    const METHOD: Method = Method::ToolsCall;
+
+    fn target(&self) -> &str {
+        &self.name
+    }
+
+    fn arguments(&self) -> Option<&Map<String, Value>> {
+        self.arguments.as_ref()
+    }
+
+    fn retry(&self) -> (Option<&InputResponses>, Option<&String>) {
+        (self.input_responses.as_ref(), self.request_state.as_ref())
+    }
+}
+
+impl RoundParams for GetPromptRequestParams {
+    const METHOD: Method = Method::PromptsGet;
+
+    fn target(&self) -> &str {
+        &self.name
+    }
+
+    fn arguments(&self) -> Option<&Map<String, Value>> {
+        self.arguments.as_ref()
+    }
+
+    fn retry(&self) -> (Option<&InputResponses>, Option<&String>) {
+        (self.input_responses.as_ref(), self.request_state.as_ref())
+    }
+}
+
+impl RoundParams for ReadResourceRequestParams {
+    const METHOD: Method = Method::ResourcesRead;
+
+    fn target(&self) -> &str {
+        &self.uri
+    }
+
+    fn retry(&self) -> (Option<&InputResponses>, Option<&String>) {
+        (self.input_responses.as_ref(), self.request_state.as_ref())
     }
 }
 
@@ -349,6 +402,6 @@ fn log_unauthenticated() {}
 
 /// `rmcp`'s `inputResponses` as ours (moved, not copied), checked as the
 /// wire types check them.
-fn input_responses(responses: ::rmcp::model::InputResponses) -> Result<InputResponses, ErrorData> {
-    InputResponses::from_map(responses.into_iter().collect()).map_err(error_data)
+fn input_responses(responses: InputResponses) -> Result<crate::wire::InputResponses, ErrorData> {
+    crate::wire::InputResponses::from_map(responses.into_iter().collect()).map_err(error_data)
 }

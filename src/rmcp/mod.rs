@@ -11,10 +11,12 @@
 //!   request and its [`RequestContext`](::rmcp::service::RequestContext)
 //!   into a [`Round`](crate::runtime::Round): it reads the per-request
 //!   capabilities from `_meta`, the retry fields, and the principal from
-//!   the request's HTTP parts through your function. It is `async`: under
-//!   a replay guard, the state is opened on tokio's blocking pool, so a
-//!   slow guard store (Redis) holds up only the calls that carry a state,
-//!   never a runtime worker;
+//!   the request's HTTP parts through your function. It is `async`: the
+//!   replay guard's round trip is awaited (the memory and Redis guards),
+//!   or, under a guard that can only block, run on tokio's blocking pool
+//!   ([`Flow::open_async`](crate::runtime::Flow::open_async)), so a slow
+//!   guard store holds up only the calls that carry a state, never a
+//!   runtime worker;
 //! - for `#[tool]` functions of a `#[tool_router]`: [`ToolCall`], an `rmcp`
 //!   extractor, opened into a round by [`RmcpFlow::round`], and
 //!   [`BoundArgs`], for `Parameters<BoundArgs<T>>`: `T` and the raw

@@ -3,8 +3,10 @@
 //!
 //! The crate root re-exports [`Flow`], [`Call`], [`Round`], [`Reply`],
 //! [`Stop`] and [`RoundEnd`]; here besides are the clocks a test pins
-//! ([`Clock`], [`FixedClock`], [`SystemClock`]), [`AbortReason`] and a handler's
-//! mistake ([`Misuse`], kept on the internal error it becomes).
+//! ([`Clock`], [`FixedClock`], [`SystemClock`]), [`AbortReason`], a handler's
+//! mistake ([`Misuse`], kept on the internal error it becomes), and what an
+//! async host opens a call into ([`Opening`], [`Opened`]; see
+//! [`Flow::open_async`]).
 //!
 //! A handler runs top-down on every round, from the top each time. It reads
 //! answers first; asks only for what is still missing; and finishes when all
@@ -63,6 +65,4 @@ pub use clock::{Clock, FixedClock, SystemClock};
 pub use flow::Flow;
 pub use misuse::Misuse;
 pub use reply::{AbortReason, Reply, RoundEnd, Stop};
-#[cfg(feature = "rmcp")]
-pub(crate) use round::Opened;
-pub use round::Round;
+pub use round::{Opened, Opening, Round};

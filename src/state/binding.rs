@@ -90,7 +90,7 @@ impl<'a> Binding<'a> {
         self.method
     }
 
-    /// The tool or prompt name, or the resource URI.
+    /// The call's target ([`Method::target_key`]).
     pub fn target(&self) -> &'a str {
         self.target
     }

@@ -645,10 +645,6 @@ impl StateCodec {
 
     /// Whether opening may block a thread on the replay guard's store: a
     /// guard without an async face.
-    #[cfg_attr(
-        not(feature = "rmcp"),
-        expect(dead_code, reason = "used by the rmcp adapter")
-    )]
     pub(crate) fn replay_guard_blocks(&self) -> bool {
         self.replay
             .as_ref()

@@ -202,11 +202,7 @@ where
             log_unauthenticated();
             return Err((id(), RpcError::unauthenticated()));
         }
-        let target = match method {
-            Method::ResourcesRead => params.get("uri"),
-            _ => params.get("name"),
-        };
-        if let Some(Value::String(target)) = target {
+        if let Some(Value::String(target)) = params.get(method.target_key()) {
             kept = Some((method, target.clone()));
         }
     }

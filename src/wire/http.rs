@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::json::{Limits, parse_strict};
 use crate::wire::error::RpcError;
+use crate::wire::method::Method;
 use crate::wire::params::RequestMeta;
 use crate::wire::protocol::PROTOCOL_VERSION;
 
@@ -123,21 +124,10 @@ impl HeaderCheck {
                 "MCP-Protocol-Version header does not match _meta protocolVersion",
             ));
         }
-        let name_key = match method {
-            "tools/call" | "prompts/get" => "name",
-            "resources/read" => "uri",
-            _ => return Ok(()),
+        let Some(method) = Method::from_name(method) else {
+            return Ok(());
         };
-        let expected = params
-            .get(name_key)
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                RpcError::invalid_params(if name_key == "uri" {
-                    "params.uri must be a string"
-                } else {
-                    "params.name must be a string"
-                })
-            })?;
+        let expected = method.target_in(params)?;
         match headers.get("mcp-name") {
             None => Err(RpcError::header_mismatch(
                 "missing required Mcp-Name header",

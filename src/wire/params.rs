@@ -153,19 +153,7 @@ impl CallParams {
             .as_object()
             .ok_or_else(|| RpcError::invalid_params("params must be an object"))?;
         let meta = RequestMeta::from_params(params)?;
-        let target_key = match method {
-            Method::ResourcesRead => "uri",
-            _ => "name",
-        };
-        let target = object
-            .get(target_key)
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                RpcError::invalid_params(match method {
-                    Method::ResourcesRead => "params.uri must be a string",
-                    _ => "params.name must be a string",
-                })
-            })?;
+        let target = method.target_in(params)?;
         let arguments = match object.get("arguments") {
             None => None,
             Some(Value::Object(arguments)) => Some(Value::Object(arguments.clone())),
@@ -229,7 +217,7 @@ impl CallParams {
         self.method
     }
 
-    /// The tool or prompt name, or the resource URI.
+    /// The call's target ([`Method::target_key`]).
     #[must_use]
     pub fn target(&self) -> &str {
         &self.target

@@ -1,10 +1,11 @@
 //! `mrtr_guard::runtime` and `mrtr_guard::wire`: the Streamable HTTP header
-//! checks, many threads through one `Flow`, and (feature `tracing`) the event
-//! each refused state emits. One module per concern; shared fixtures are
-//! `mrtr-guard-test-support` (tests/support/).
+//! checks, an async host's opening, many threads through one `Flow`, and
+//! (feature `tracing`) the event each refused state emits. One module per
+//! concern; shared fixtures are `mrtr-guard-test-support` (tests/support/).
 
 mod forms;
 mod headers;
+mod open_async;
 mod stress;
 #[cfg(feature = "tracing")]
 mod tracing_events;

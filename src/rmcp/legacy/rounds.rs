@@ -1,0 +1,205 @@
+//! A legacy session's call, run round after round: each `input_required`
+//! fulfilled over the session and fed back to the wrapped handler as the
+//! next run's retry fields.
+
+use std::future::Future;
+
+use ::rmcp::ErrorData;
+use ::rmcp::ServerHandler;
+use ::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CancelledNotificationParam, ClientResult,
+    GetPromptRequestParams, GetPromptResponse, InputRequiredResult, InputResponses,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerRequest,
+};
+use ::rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
+
+use super::error::{failure, reworded, service_failure};
+use super::request::{missing_capabilities, server_request, session_capabilities};
+use super::wrapper::{LEGACY_MAX_ROUNDS, Legacy};
+use crate::rmcp::error::error_data;
+use crate::wire::RpcError;
+
+/// Marks a run whose retry fields [`Legacy`] made from the answers it
+/// collected over the session.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LegacyRetry;
+
+/// Whether a request comes from a session that negotiated a revision before
+/// `2026-07-28` and names no version of its own.
+pub(super) fn from_legacy_session(cx: &RequestContext<RoleServer>) -> bool {
+    cx.meta.protocol_version().is_none()
+        && cx
+            .peer
+            .peer_info()
+            .is_some_and(|info| info.protocol_version < ProtocolVersion::V_2026_07_28)
+}
+
+/// One run of the wrapped handler: done, or a round that asks.
+pub(super) enum Step<T> {
+    Done(T),
+    Ask(InputRequiredResult),
+}
+
+/// The retry fields of the next run.
+type Retry = Option<(InputResponses, Option<String>)>;
+
+impl<H: ServerHandler> Legacy<H> {
+    /// Runs `run` until it is done: each `input_required` is fulfilled over
+    /// the session and fed back as the next run's retry fields.
+    async fn drive<T, F, Fut>(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        mut run: F,
+    ) -> Result<T, ErrorData>
+    where
+        F: FnMut(Retry) -> Fut,
+        Fut: Future<Output = Result<Step<T>, ErrorData>>,
+    {
+        let mut retry: Retry = None;
+        for round in 0..LEGACY_MAX_ROUNDS {
+            let again = retry.is_some();
+            let asked = match run(retry.take()).await {
+                Ok(Step::Done(done)) => return Ok(done),
+                Ok(Step::Ask(asked)) => asked,
+                Err(error) if again => return Err(reworded(error)),
+                Err(error) => return Err(error),
+            };
+            let responses = self.fulfil(&asked, cx, round).await?;
+            retry = Some((responses, asked.request_state));
+        }
+        Err(failure(
+            "the call needed more rounds of input than a legacy session may run; it was stopped",
+            "too_many_rounds",
+        ))
+    }
+
+    /// Sends each input request of `asked` to the client, in key order, and
+    /// collects the answers as `inputResponses`.
+    async fn fulfil(
+        &self,
+        asked: &InputRequiredResult,
+        cx: &RequestContext<RoleServer>,
+        round: usize,
+    ) -> Result<InputResponses, ErrorData> {
+        let capabilities = session_capabilities(cx);
+        let mut responses = InputResponses::new();
+        let Some(requests) = asked.input_requests.as_ref() else {
+            return Ok(responses);
+        };
+        for (key, request) in requests {
+            let (method, request) = server_request(request, round)?;
+            if let Some(required) = missing_capabilities(&request, &capabilities) {
+                return Err(error_data(RpcError::missing_capability(&required)));
+            }
+            let answer = self.ask(cx, method, request).await?;
+            let answer =
+                serde_json::to_value(answer).map_err(|_| error_data(RpcError::internal_error()))?;
+            responses.insert(key.clone(), answer);
+        }
+        Ok(responses)
+    }
+
+    /// One server-initiated request, awaited until the answer, the timeout
+    /// or the cancellation of the client's call.
+    async fn ask(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        method: &'static str,
+        request: ServerRequest,
+    ) -> Result<ClientResult, ErrorData> {
+        let handle = cx
+            .peer
+            .send_request_with_option(
+                request,
+                PeerRequestOptions::with_timeout(self.answer_timeout()),
+            )
+            .await
+            .map_err(|error| service_failure(method, &error, self.answer_timeout()))?;
+        let id = handle.id.clone();
+        tokio::select! {
+            biased;
+            () = cx.ct.cancelled() => {
+                let cancel = CancelledNotificationParam::new(
+                    Some(id),
+                    Some("the tool call was cancelled".to_owned()),
+                );
+                // The call ends whether or not the client hears of it.
+                let _ = cx.peer.notify_cancelled(cancel).await;
+                Err(failure(
+                    "the tool call was cancelled while the server waited for input",
+                    "cancelled",
+                ))
+            }
+            answer = handle.await_response() => {
+                answer.map_err(|error| service_failure(method, &error, self.answer_timeout()))
+            }
+        }
+    }
+}
+
+/// The params of a method that runs rounds: their retry fields.
+pub(super) trait RetryParams: Clone {
+    fn set_retry(&mut self, responses: Option<InputResponses>, state: Option<String>);
+}
+
+/// The response of a method that runs rounds: complete, or a round that asks.
+pub(super) trait RoundResponse: Sized {
+    fn step(self) -> Step<Self>;
+}
+
+macro_rules! runs_rounds {
+    ($params:ty, $response:ident) => {
+        impl RetryParams for $params {
+            fn set_retry(&mut self, responses: Option<InputResponses>, state: Option<String>) {
+                self.input_responses = responses;
+                self.request_state = state;
+            }
+        }
+
+        impl RoundResponse for $response {
+            fn step(self) -> Step<Self> {
+                match self {
+                    $response::InputRequired(asked) => Step::Ask(asked),
+                    done => Step::Done(done),
+                }
+            }
+        }
+    };
+}
+
+runs_rounds!(CallToolRequestParams, CallToolResponse);
+runs_rounds!(GetPromptRequestParams, GetPromptResponse);
+runs_rounds!(ReadResourceRequestParams, ReadResourceResponse);
+
+impl<H: ServerHandler> Legacy<H> {
+    /// A legacy session's call: `call` (the wrapped handler's method) run
+    /// round after round. The client's own retry fields are dropped.
+    pub(super) async fn rounds<P, R, F, Fut>(
+        &self,
+        mut params: P,
+        cx: RequestContext<RoleServer>,
+        call: F,
+    ) -> Result<R, ErrorData>
+    where
+        P: RetryParams,
+        R: RoundResponse,
+        F: Fn(P, RequestContext<RoleServer>) -> Fut,
+        Fut: Future<Output = Result<R, ErrorData>>,
+    {
+        params.set_retry(None, None);
+        self.drive(&cx, |retry| {
+            let mut params = params.clone();
+            let mut cx = cx.clone();
+            if let Some((responses, state)) = retry {
+                params.set_retry(Some(responses), state);
+                // This run's retry fields are this server's, not the
+                // client's (whose own are dropped): the round may open them
+                // without a 2026-07-28 `_meta`.
+                cx.extensions.insert(LegacyRetry);
+            }
+            let run = call(params, cx);
+            async move { run.await.map(RoundResponse::step) }
+        })
+        .await
+    }
+}

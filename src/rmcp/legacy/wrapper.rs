@@ -1,0 +1,137 @@
+//! [`Legacy`], the wrapper, and its settings.
+
+use std::fmt;
+use std::time::Duration;
+
+/// How long a server-initiated request waits for the client's answer by
+/// default: 5 minutes, half the default round `ttl` of
+/// [`Policy`](crate::state::Policy), so an answer that arrives in time
+/// finds its round's state still open. A person fills the form in that
+/// time; set it with [`Legacy::with_answer_timeout`], below your codec's
+/// round `ttl`.
+pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The most rounds one legacy call runs. The state's round cap
+/// ([`Policy::max_rounds`](crate::state::Policy::max_rounds)) ends a flow
+/// of this crate first; this bounds a handler that keeps answering
+/// `input_required` some other way.
+pub const LEGACY_MAX_ROUNDS: usize = 32;
+
+/// A server handler that also serves `2025-11-25` session clients from the
+/// same multi-round tools.
+///
+/// Every method of [`ServerHandler`](::rmcp::ServerHandler) goes to the wrapped handler; `tools/call`,
+/// `prompts/get` and `resources/read` from a legacy session run the rounds
+/// in process.
+///
+/// A `2025-11-25` client initializes a session and expects the server to
+/// *send* it `elicitation/create`, `sampling/createMessage` and `roots/list`
+/// while its `tools/call` waits; it knows no `input_required`. [`Legacy`]
+/// wraps a server handler so that the same write-once tools serve it: when
+/// a call from such a session comes back `input_required`, each of its input
+/// requests goes out over the session as a server-initiated request, and the
+/// handler is called again, in process, with the answers and the round's
+/// sealed `requestState`, until it completes.
+///
+/// **One code path for every check.** The re-run is the `2026-07-28` retry:
+/// the state the round minted is opened again at once, so the answers are
+/// checked by the same form and validator, against the same binding
+/// (method, target, arguments, principal), within the same round cap, flow
+/// deadline, answer budget and three-strikes rule, and `Round::once` effects
+/// run once. The state never leaves the process; a `requestState` or
+/// `inputResponses` the old client puts in its own `tools/call` is dropped,
+/// so its flow always starts at round 1.
+///
+/// What an old client cannot do ends the call with an error, never a hang:
+///
+/// | Case | Error |
+/// |---|---|
+/// | the session did not declare the capability a request needs | `-32021`, `data.requiredCapabilities` (as on the `2026-07-28` path) |
+/// | no answer within [`Legacy::with_answer_timeout`] (default [`DEFAULT_ANSWER_TIMEOUT`]) | `-32603`, `data.reason` `"input_timeout"`; the request is cancelled (`notifications/cancelled`) |
+/// | the client answers the request with a JSON-RPC error | `-32603`, `data.reason` `"input_failed"` |
+/// | the client cancels its `tools/call` while a request is out | `-32603`, `data.reason` `"cancelled"`; the request is cancelled |
+/// | the session closes | `-32603`, `data.reason` `"session_closed"` |
+/// | the round's state expired while the client answered | `-32602`, `data.reason` `"invalid_request_state"`, saying to call again |
+/// | more than [`LEGACY_MAX_ROUNDS`] rounds | `-32603`, `data.reason` `"too_many_rounds"` |
+///
+/// A decline or a cancel the *user* chooses is an answer like any other: it
+/// reaches the handler as [`Reply::Declined`](crate::runtime::Reply) or
+/// `Cancelled`, as it does today. An invalid answer is asked again with what
+/// to correct (the runtime's re-ask), and after three the flow ends as a
+/// tool error.
+///
+/// Requests go out one at a time, in key order: a client shows one dialog at
+/// a time, and a failed one ends the call before the next is sent.
+///
+/// **Which calls.** A request that carries no per-request `_meta` protocol
+/// version, from a session that negotiated a version before `2026-07-28`.
+/// `rmcp` 3.11's `StreamableHttpService` routes both kinds on one endpoint
+/// when `legacy_session_mode` is on (its default) with a session manager such
+/// as `LocalSessionManager`: an `initialize`, or a request naming a version
+/// before `2026-07-28`, gets a session (`Mcp-Session-Id`); a request naming
+/// `2026-07-28` in its `_meta` is served statelessly whatever the setting
+/// (`rmcp` 3.11, `src/transport/streamable_http_server/tower.rs`,
+/// `is_legacy_request` and `handle_post`). Every other call, and every other
+/// method, goes to the wrapped handler untouched.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use std::time::Duration;
+///
+/// use mrtr_guard::rmcp::Legacy;
+/// use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+/// use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+/// # #[derive(Clone)] struct MyServer;
+/// # impl rmcp::ServerHandler for MyServer {}
+///
+/// let handler = Legacy::new(MyServer).with_answer_timeout(Duration::from_secs(120));
+/// let service = StreamableHttpService::new(
+///     move || Ok(handler.clone()),
+///     Arc::new(LocalSessionManager::default()),
+///     StreamableHttpServerConfig::default(), // legacy_session_mode: true
+/// );
+/// # let _ = service;
+/// ```
+#[derive(Clone)]
+pub struct Legacy<H> {
+    inner: H,
+    answer_timeout: Duration,
+}
+
+impl<H> Legacy<H> {
+    /// `inner`, with legacy sessions served, answers awaited for
+    /// [`DEFAULT_ANSWER_TIMEOUT`].
+    pub fn new(inner: H) -> Self {
+        Self {
+            inner,
+            answer_timeout: DEFAULT_ANSWER_TIMEOUT,
+        }
+    }
+
+    /// How long each server-initiated request waits for its answer. Keep it
+    /// below the codec's round `ttl`: the round's state must still open when
+    /// the answer comes.
+    #[must_use]
+    pub fn with_answer_timeout(mut self, timeout: Duration) -> Self {
+        self.answer_timeout = timeout;
+        self
+    }
+
+    /// The wrapped handler.
+    pub fn inner(&self) -> &H {
+        &self.inner
+    }
+
+    /// How long each server-initiated request waits for its answer.
+    pub fn answer_timeout(&self) -> Duration {
+        self.answer_timeout
+    }
+}
+
+impl<H> fmt::Debug for Legacy<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Legacy")
+            .field("answer_timeout", &self.answer_timeout)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,108 @@
+//! Completing: a round ends with the handler's result, or with its
+//! questions and the next state, minted.
+
+use crate::runtime::budget;
+use crate::runtime::misuse::Misuse;
+use crate::runtime::reply::{AbortReason, RoundEnd, Stop};
+use crate::runtime::round::open::{arguments_digest, binding};
+use crate::runtime::round::view::Round;
+use crate::state::{MintError, StateContents};
+use crate::wire::{InputRequiredResult, RpcError};
+
+impl Round<'_> {
+    /// Ends the round with the handler's result.
+    ///
+    /// - A [`Misuse`] found in this round: an internal error naming it
+    ///   (whatever the handler returned).
+    /// - [`Stop::Error`]: that error.
+    /// - A question whose answers failed validation
+    ///   [`MAX_INVALID`](Self::MAX_INVALID) times in a row:
+    ///   [`RoundEnd::Aborted`].
+    /// - [`Stop::Declined`] / [`Stop::Cancelled`]: the matching response.
+    /// - `Ok(value)` with nothing asked in this round: [`RoundEnd::Complete`].
+    /// - `Ok(value)` while questions were asked, or [`Stop::Ask`]: the
+    ///   questions go out ([`RoundEnd::InputRequired`]); asks are never
+    ///   dropped. If the flow may not ask again (its round cap or deadline
+    ///   is reached), [`RoundEnd::Aborted`] says which.
+    /// - [`Stop::Ask`] with no question asked: `-32021` naming what the
+    ///   unsupported asks needed, if there were any; otherwise a
+    ///   [`Misuse::NothingAsked`].
+    ///
+    /// # Errors
+    ///
+    /// A [`Stop::Error`] error; [`RpcError::missing_capability`] (`-32021`)
+    /// for a [`Stop::Ask`] when every ask was unsupported; an internal error
+    /// for a [`Misuse`] ([`RpcError::misuse`] says which) or when a state
+    /// cannot be minted otherwise.
+    pub fn complete<T>(mut self, result: Result<T, Stop>) -> Result<RoundEnd<T>, RpcError> {
+        if let Some(misuse) = self.next.misuse.take() {
+            return Err(misuse.into_error());
+        }
+        let result = match result {
+            Err(Stop::Error(error)) => return Err(error),
+            other => other,
+        };
+        if let Some(key) = self.next.exhausted.take() {
+            return Ok(RoundEnd::Aborted(AbortReason::InvalidAnswers { key }));
+        }
+        match result {
+            Err(Stop::Declined { key }) => Ok(RoundEnd::Declined { key }),
+            Err(Stop::Cancelled { key }) => Ok(RoundEnd::Cancelled { key }),
+            Ok(value) if self.next.asks.is_empty() => Ok(RoundEnd::Complete(value)),
+            Err(_) if self.next.asks.is_empty() => Err(if self.next.missing.is_empty() {
+                Misuse::NothingAsked.into_error()
+            } else {
+                RpcError::missing_capability(&self.next.missing)
+            }),
+            Ok(_) | Err(_) => self.input_required(),
+        }
+    }
+
+    fn input_required<T>(self) -> Result<RoundEnd<T>, RpcError> {
+        let own = budget::own_len(
+            &self.next.questions,
+            &self.next.reasks,
+            &self.ran,
+            &self.app,
+        );
+        let max = self.flow.budget().own;
+        if own > max {
+            return Err(Misuse::StateTooLarge { len: own, max }.into_error());
+        }
+        let mut contents = StateContents::new(self.app);
+        for (key, digest) in self.next.questions {
+            contents = contents.question_digest(key, digest);
+        }
+        for (key, proven) in self.proven {
+            contents = contents.answer(key, proven);
+        }
+        for (key, reask) in self.next.reasks {
+            contents = contents.reask(key, reask);
+        }
+        for name in self.ran {
+            contents = contents.ran_effect(name);
+        }
+        let arguments = self
+            .arguments
+            .unwrap_or_else(|| arguments_digest(&self.call));
+        let binding = binding(&self.call, arguments);
+        let codec = self.flow.codec();
+        let now = self.flow.clock().now();
+        let token = match (&self.claims, self.fresh_id.get()) {
+            (None, Some(id)) => codec.start_flow_at(*id, &binding, &contents, now),
+            (None, None) => codec.start_at(&binding, &contents, now),
+            (Some(claims), _) => codec.next_at(&binding, claims, &contents, now),
+        };
+        match token {
+            Ok(token) => Ok(RoundEnd::InputRequired(InputRequiredResult::new(
+                self.next.asks,
+                token,
+            ))),
+            Err(MintError::TooManyRounds { max_rounds }) => {
+                Ok(RoundEnd::Aborted(AbortReason::TooManyRounds { max_rounds }))
+            }
+            Err(MintError::FlowExpired) => Ok(RoundEnd::Aborted(AbortReason::DeadlinePassed)),
+            Err(_) => Err(RpcError::internal_error()),
+        }
+    }
+}

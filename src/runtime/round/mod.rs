@@ -1,0 +1,12 @@
+//! One round of a multi-round call, a file per phase: `open` verifies the
+//! call's state and makes the [`Round`], `ask` finds answers and collects
+//! questions, `complete` ends the round and mints the next state; `view`
+//! holds the round and what the handler reads of it.
+
+mod ask;
+mod complete;
+mod open;
+mod view;
+
+pub use open::{Opened, Opening};
+pub use view::Round;
