@@ -210,9 +210,12 @@ where
             Some(_) => return Ok(unknown_session(&method, Refused::OtherPrincipal)),
             None => return Ok(unknown_session(&method, Refused::Unknown)),
         }
-        let response = inner.call(request).await?;
+        let mut response = inner.call(request).await?;
         if method == Method::DELETE && response.status().is_success() {
             book.forget(&session);
+            // rmcp answers 202, which the Python SDK's clients log as a
+            // failed termination; 200 is what every official client accepts.
+            *response.status_mut() = StatusCode::OK;
         }
         return Ok(response);
     }

@@ -309,12 +309,22 @@ async fn a_session_answers_only_to_the_principal_that_opened_it() {
         result["result"]["content"][0]["text"], "Shipped as 1Z999.",
         "{result}"
     );
+    // Alice closes her session: 200, the status every official client
+    // accepts (rmcp's own 202 makes the Python SDK log a failure).
     let deleted = send(addr, "DELETE", Some("alice"), Some(&alice), &[], None).await;
-    assert!(
-        deleted.status < 300,
-        "alice deletes her own session: {}",
-        deleted.status
-    );
+    assert_eq!(deleted.status, 200, "alice deletes her own session");
+    let gone = send(
+        addr,
+        "POST",
+        Some("alice"),
+        Some(&alice),
+        &[],
+        Some(&ship_order(8)),
+    )
+    .await
+    .finish()
+    .await;
+    assert_eq!(gone.status, 404, "a deleted session is gone");
 }
 
 #[tokio::test]
@@ -351,6 +361,6 @@ async fn sessions_are_capped_per_principal_and_in_total() {
 
     // A session closed frees its place.
     let deleted = send(addr, "DELETE", Some("alice"), Some(&a1), &[], None).await;
-    assert!(deleted.status < 300);
+    assert_eq!(deleted.status, 200);
     let _c1 = open_session(addr, "carol").await;
 }
