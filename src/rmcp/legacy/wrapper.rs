@@ -42,17 +42,12 @@ pub const LEGACY_MAX_ROUNDS: usize = 32;
 /// `inputResponses` the old client puts in its own `tools/call` is dropped,
 /// so its flow always starts at round 1.
 ///
-/// What an old client cannot do ends the call with an error, never a hang:
-///
-/// | Case | Error |
-/// |---|---|
-/// | the session did not declare the capability a request needs | `-32021`, `data.requiredCapabilities` (as on the `2026-07-28` path) |
-/// | no answer within [`Legacy::with_answer_timeout`] (default [`DEFAULT_ANSWER_TIMEOUT`]) | `-32603`, `data.reason` `"input_timeout"`; the request is cancelled (`notifications/cancelled`) |
-/// | the client answers the request with a JSON-RPC error | `-32603`, `data.reason` `"input_failed"` |
-/// | the client cancels its `tools/call` while a request is out | `-32603`, `data.reason` `"cancelled"`; the request is cancelled |
-/// | the session closes | `-32603`, `data.reason` `"session_closed"` |
-/// | the round's state expired while the client answered | `-32602`, `data.reason` `"invalid_request_state"`, saying to call again |
-/// | more than [`LEGACY_MAX_ROUNDS`] rounds | `-32603`, `data.reason` `"too_many_rounds"` |
+/// What an old client cannot do (a capability it did not declare, no answer
+/// within [`Legacy::with_answer_timeout`], an error for an answer, a cancel, a
+/// closed session, an expired state, more than [`LEGACY_MAX_ROUNDS`] rounds)
+/// ends the call with an error, never a hang; which error for each case:
+/// [docs/LEGACY.md](https://docs.rs/crate/mrtr-guard/latest/source/docs/LEGACY.md),
+/// "What an old client cannot do".
 ///
 /// A decline or a cancel the *user* chooses is an answer like any other: it
 /// reaches the handler as [`Reply::Declined`](crate::runtime::Reply) or
@@ -70,7 +65,7 @@ pub const LEGACY_MAX_ROUNDS: usize = 32;
 /// as `LocalSessionManager`: an `initialize`, or a request naming a version
 /// before `2026-07-28`, gets a session (`Mcp-Session-Id`); a request naming
 /// `2026-07-28` in its `_meta` is served statelessly whatever the setting
-/// (`rmcp` 3.11, `src/transport/streamable_http_server/tower.rs`,
+/// (`rmcp` 3.11's `transport/streamable_http_server/tower.rs`,
 /// `is_legacy_request` and `handle_post`). Every other call, and every other
 /// method, goes to the wrapped handler untouched.
 ///

@@ -44,13 +44,9 @@ use crate::wire::{ClientCapabilities, InputRequests, Method, RpcError};
 ///
 /// - **Invalid answers** are asked again, the form's message followed by
 ///   what to correct, field by field, never the submitted value (a new
-///   question, with its own digest). An answer is invalid when any field it
-///   gives is, required or optional: unlike [`Form::validate`](crate::form::Form::validate), which drops
-///   an invalid optional value and accepts the rest, a round never loses
-///   what the user typed without telling them. A field (or every optional
-///   field of a form) can opt back into dropping, for answers that are only
-///   hints: [`Field::drop_if_invalid`](crate::form::Field::drop_if_invalid),
-///   [`FormBuilder::drop_invalid_optional`](crate::form::FormBuilder::drop_invalid_optional).
+///   question, with its own digest). Which answers are invalid here (an
+///   invalid optional value too), and the opt-out for answers that are only
+///   hints: [`Field::drop_if_invalid`](crate::form::Field::drop_if_invalid).
 ///   After [`MAX_INVALID`](Self::MAX_INVALID) invalid answers in a row to
 ///   one question the flow ends with
 ///   [`RoundEnd::Aborted`](crate::runtime::RoundEnd::Aborted); the count rides in the sealed state, so only a
