@@ -88,7 +88,7 @@ impl Flow {
     /// borrows nothing, so that it can run on another thread.
     ///
     /// Under a replay guard this waits on the guard's store
-    /// ([`ReplayGuard::consume_for`](crate::state::ReplayGuard::consume_for)):
+    /// ([`ReplayGuard::consume`](crate::state::ReplayGuard::consume)):
     /// an async host calls [`open_async`](Self::open_async) instead, and this
     /// only on its blocking pool, when that says the guard can only block.
     ///
