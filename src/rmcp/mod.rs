@@ -98,8 +98,9 @@ pub use response::{
 };
 #[cfg(feature = "server")]
 pub use server::{
-    DEFAULT_SESSION_IDLE, DEFAULT_SESSIONS_PER_PRINCIPAL, DEFAULT_SESSIONS_TOTAL, McpServer,
-    McpServerBuilder, McpService, ServerConfigError,
+    DEFAULT_CALLS_PER_PRINCIPAL, DEFAULT_CALLS_TOTAL, DEFAULT_SESSION_IDLE,
+    DEFAULT_SESSIONS_PER_PRINCIPAL, DEFAULT_SESSIONS_TOTAL, McpServer, McpServerBuilder,
+    McpService, ServerConfigError,
 };
 #[cfg(feature = "server")]
-pub use session::Sessions;
+pub use session::{Sessions, Watched};

@@ -23,7 +23,7 @@ use crate::tower::service::Screen;
 
 /// The service [`McpServerBuilder::build`] returns: mount it at your MCP
 /// path, e.g. `axum::Router::new().nest_service("/mcp", service)`.
-pub type McpService<H> = Sessions<Screen<StreamableHttpService<Legacy<H>, LocalSessionManager>>>;
+pub type McpService<H> = Screen<Sessions<StreamableHttpService<Legacy<H>, LocalSessionManager>>>;
 
 /// How a server finds who is calling.
 enum Auth {
@@ -88,6 +88,8 @@ impl McpServer {
                 per_principal: DEFAULT_SESSIONS_PER_PRINCIPAL,
                 total: DEFAULT_SESSIONS_TOTAL,
                 idle: DEFAULT_SESSION_IDLE,
+                calls_per_principal: DEFAULT_CALLS_PER_PRINCIPAL,
+                calls_total: DEFAULT_CALLS_TOTAL,
             },
         }
     }
@@ -100,6 +102,12 @@ pub const DEFAULT_SESSIONS_PER_PRINCIPAL: usize = 16;
 pub const DEFAULT_SESSIONS_TOTAL: usize = 1024;
 /// How long a `2025-11-25` session lives without a request, by default.
 pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
+/// The calls one principal may have in flight on its `2025-11-25` sessions
+/// by default (each may be waiting for its client's answer).
+pub const DEFAULT_CALLS_PER_PRINCIPAL: usize = 16;
+/// The calls in flight on all `2025-11-25` sessions together, by default
+/// (one waiting for an answer holds about 32 KB).
+pub const DEFAULT_CALLS_TOTAL: usize = 512;
 
 /// The settings of an [`McpServer`]; see there.
 pub struct McpServerBuilder {
@@ -143,6 +151,20 @@ impl McpServerBuilder {
     pub fn max_sessions(mut self, per_principal: usize, total: usize) -> Self {
         self.sessions.per_principal = per_principal;
         self.sessions.total = total;
+        self
+    }
+
+    /// The caps on calls in flight on `2025-11-25` sessions (each may wait
+    /// for its client's answer up to the
+    /// [answer timeout](Self::legacy_answer_timeout)): at most
+    /// `per_principal` for one principal and `total` for the server
+    /// ([`DEFAULT_CALLS_PER_PRINCIPAL`], [`DEFAULT_CALLS_TOTAL`]). A call past
+    /// a cap is refused with HTTP 429 and `Retry-After`. A call whose client
+    /// closes its stream is cancelled at once.
+    #[must_use]
+    pub fn max_calls_in_flight(mut self, per_principal: usize, total: usize) -> Self {
+        self.sessions.calls_per_principal = per_principal;
+        self.sessions.calls_total = total;
         self
     }
 
@@ -222,6 +244,8 @@ impl McpServerBuilder {
             || self.sessions.per_principal == 0
             || self.sessions.total == 0
             || self.sessions.idle.is_zero()
+            || self.sessions.calls_per_principal == 0
+            || self.sessions.calls_total == 0
         {
             return Err(ServerConfigError::ZeroLimit);
         }
@@ -261,7 +285,7 @@ impl McpServerBuilder {
         let manager = Arc::new(manager);
         let book = Arc::new(SessionBook::new(Arc::clone(&manager), self.sessions));
         let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
-        Ok(Sessions::new(layer.layer(service), book, authenticate))
+        Ok(layer.layer(Sessions::new(service, book, authenticate)))
     }
 }
 
@@ -313,7 +337,7 @@ impl fmt::Display for ServerConfigError {
             }
             Self::ZeroLimit => {
                 "the read timeout, the response cap, the legacy answer timeout, the session \
-                 caps and the session idle timeout must be above zero"
+                 and call caps and the session idle timeout must be above zero"
             }
         })
     }

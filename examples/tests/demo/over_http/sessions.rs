@@ -364,3 +364,82 @@ async fn sessions_are_capped_per_principal_and_in_total() {
     assert_eq!(deleted.status, 200);
     let _c1 = open_session(addr, "carol").await;
 }
+
+#[tokio::test]
+async fn calls_in_flight_are_capped_and_a_call_whose_client_is_gone_is_cancelled() {
+    let addr = start(|b| b.max_calls_in_flight(1, 8)).await;
+    let alice = open_session(addr, "alice").await;
+    // Alice listens on her session's own stream, where the server's
+    // messages outside any call arrive.
+    let mut listening = send(addr, "GET", Some("alice"), Some(&alice), &[], None).await;
+    assert_eq!(listening.status, 200);
+    let mut first = send(
+        addr,
+        "POST",
+        Some("alice"),
+        Some(&alice),
+        &[],
+        Some(&ship_order(1)),
+    )
+    .await;
+    let ask = first.next_message().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+
+    // At the cap: alice's second call is refused, bob's is served.
+    let refused = send(
+        addr,
+        "POST",
+        Some("alice"),
+        Some(&alice),
+        &[],
+        Some(&ship_order(2)),
+    )
+    .await
+    .finish()
+    .await;
+    assert_eq!(refused.status, 429);
+    assert_eq!(refused.header("retry-after"), Some("5"));
+    assert_eq!(
+        refused.json()["error"]["data"]["limit"],
+        "calls in flight for this principal"
+    );
+    let bob = open_session(addr, "bob").await;
+    let mut served = send(
+        addr,
+        "POST",
+        Some("bob"),
+        Some(&bob),
+        &[],
+        Some(&ship_order(3)),
+    )
+    .await;
+    assert_eq!(served.next_message().await["method"], "elicitation/create");
+
+    // Alice's client goes away mid-call: the call is cancelled at once (the
+    // server withdraws its question), and its place is free again.
+    let started = std::time::Instant::now();
+    drop(first);
+    let withdrawn = tokio::time::timeout(std::time::Duration::from_secs(1), async {
+        loop {
+            let message = listening.next_message().await;
+            if message["method"] == "notifications/cancelled" {
+                return message;
+            }
+        }
+    })
+    .await
+    .expect("the question withdrawn within a second");
+    assert_eq!(withdrawn["params"]["requestId"], ask["id"], "{withdrawn}");
+    let mut again = send(
+        addr,
+        "POST",
+        Some("alice"),
+        Some(&alice),
+        &[],
+        Some(&ship_order(4)),
+    )
+    .await;
+    assert_eq!(again.status, 200);
+    assert_eq!(again.next_message().await["method"], "elicitation/create");
+    assert!(started.elapsed() < std::time::Duration::from_secs(1));
+}

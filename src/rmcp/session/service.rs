@@ -1,0 +1,327 @@
+//! The service that binds sessions to principals, just inside
+//! [`McpServer`](crate::rmcp::McpServer)'s screen. Every request is
+//! authenticated, whatever its method or HTTP verb; a `2025-11-25` session
+//! belongs to the principal whose `initialize` opened it, and a request on it
+//! from anyone else (or from nobody) gets exactly what a request on an
+//! unknown session gets; sessions, and calls in flight on them, are capped
+//! per principal and in all. Without authentication
+//! ([`anonymous`](crate::rmcp::McpServerBuilder::anonymous)) a session is
+//! protected by its id alone, and only the totals apply.
+
+use std::error::Error;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use ::rmcp::transport::streamable_http_server::session::SessionManager;
+use bytes::Bytes;
+use http::header::{CONTENT_TYPE, RETRY_AFTER};
+use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::{BodyExt, Either, Full};
+use serde_json::Value;
+use tower_service::Service;
+
+use super::book::{CallTicket, SessionBook};
+use super::watched::{Cancel, Watched};
+use crate::rmcp::flow::PrincipalFn;
+use crate::tower::service::{ScreenedBody, refusal};
+use crate::wire::{Method as McpMethod, RpcError};
+
+/// The header that names a `2025-11-25` session.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// The service that binds sessions to principals, around `S` (`rmcp`'s
+/// Streamable HTTP service). [`McpServer`](crate::rmcp::McpServer) builds it.
+#[derive(Clone)]
+pub struct Sessions<S> {
+    inner: S,
+    book: Arc<SessionBook>,
+    /// `None`: anonymous; every request is the one principal `""`.
+    principal: Option<Arc<PrincipalFn>>,
+}
+
+impl<S> Sessions<S> {
+    pub(crate) fn new(
+        inner: S,
+        book: Arc<SessionBook>,
+        principal: Option<Arc<PrincipalFn>>,
+    ) -> Self {
+        Self {
+            inner,
+            book,
+            principal,
+        }
+    }
+}
+
+impl<S> fmt::Debug for Sessions<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sessions")
+            .field("limits", &self.book.limits)
+            .field("authenticated", &self.principal.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a request on a session was refused, for the server's log only: the
+/// client gets the same answer for each.
+#[derive(Clone, Copy, Debug)]
+enum Refused {
+    Unknown,
+    OtherPrincipal,
+}
+
+/// What [`Sessions`] answers with: its own refusals, or `S`'s body watched.
+type Answer<R> = Response<Either<Full<Bytes>, Watched<R>>>;
+
+impl<S, B, R> Service<Request<ScreenedBody<B>>> for Sessions<S>
+where
+    S: Service<Request<ScreenedBody<B>>, Response = Response<R>> + Clone + Send + 'static,
+    S::Future: Send,
+    S::Error: Into<Box<dyn Error + Send + Sync>>,
+    B: Send + 'static,
+    R: Send + 'static,
+{
+    type Response = Answer<R>;
+    type Error = S::Error;
+    type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request<ScreenedBody<B>>) -> Self::Future {
+        let fresh = self.inner.clone();
+        let inner = std::mem::replace(&mut self.inner, fresh);
+        let book = Arc::clone(&self.book);
+        let (parts, body) = request.into_parts();
+        let principal: Arc<str> = match &self.principal {
+            None => Arc::from(""),
+            Some(find) => match find(&parts).filter(|p| !p.is_empty()) {
+                Some(principal) => Arc::from(principal),
+                None => {
+                    log_unauthenticated(&parts.method);
+                    return Box::pin(async {
+                        Ok(refusal(&Value::Null, &RpcError::unauthenticated()))
+                    });
+                }
+            },
+        };
+        Box::pin(bound(
+            inner,
+            book,
+            principal,
+            Request::from_parts(parts, body),
+        ))
+    }
+}
+
+/// Serves `request` for `principal`: on its own session, or on none.
+async fn bound<S, B, R>(
+    inner: S,
+    book: Arc<SessionBook>,
+    principal: Arc<str>,
+    request: Request<ScreenedBody<B>>,
+) -> Result<Answer<R>, S::Error>
+where
+    S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
+{
+    let session = request
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(Arc::<str>::from);
+    match session {
+        Some(session) => on_session(inner, book, principal, session, request).await,
+        None => opening(inner, book, principal, request).await,
+    }
+}
+
+/// A request on `session`: refused unless the session is `principal`'s; a
+/// call counted under the caps and cancelled if its client goes away.
+async fn on_session<S, B, R>(
+    mut inner: S,
+    book: Arc<SessionBook>,
+    principal: Arc<str>,
+    session: Arc<str>,
+    request: Request<ScreenedBody<B>>,
+) -> Result<Answer<R>, S::Error>
+where
+    S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
+{
+    let method = request.method().clone();
+    match book.owner(&session) {
+        Some(owner) if owner == principal => {}
+        Some(_) => return Ok(unknown_session(&method, Refused::OtherPrincipal)),
+        None => return Ok(unknown_session(&method, Refused::Unknown)),
+    }
+    let (request, call) = read_call(request).await;
+    let ticket = match call.as_ref().map(|_| book.begin_call(&principal)) {
+        Some(Err(limit)) => return Ok(at_capacity(limit, CALL_RETRY_AFTER_SECS)),
+        Some(Ok(ticket)) => Some(ticket),
+        None => None,
+    };
+    let mut response = inner.call(request).await?;
+    if method == Method::DELETE && response.status().is_success() {
+        book.forget(&session);
+        // rmcp answers 202, which the Python SDK's clients log as a
+        // failed termination; 200 is what every official client accepts.
+        *response.status_mut() = StatusCode::OK;
+    }
+    Ok(watch(
+        response,
+        ticket,
+        call.map(|id| cancel(&book, &session, id)),
+    ))
+}
+
+/// A request outside any session: an `initialize` that opens one is
+/// recorded for `principal`, or refused at a cap.
+async fn opening<S, B, R>(
+    mut inner: S,
+    book: Arc<SessionBook>,
+    principal: Arc<str>,
+    request: Request<ScreenedBody<B>>,
+) -> Result<Answer<R>, S::Error>
+where
+    S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
+{
+    let response = inner.call(request).await?;
+    let Some(opened) = response
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned)
+    else {
+        return Ok(response.map(|body| Either::Right(Watched::plain(body))));
+    };
+    match book.open(&opened, &principal).await {
+        Ok(()) => Ok(response.map(|body| Either::Right(Watched::plain(body)))),
+        Err(limit) => {
+            // The session exists in rmcp already: close it before refusing.
+            let _closed = book.manager.close_session(&opened.into()).await;
+            Ok(at_capacity(limit, book.limits.idle.as_secs().clamp(1, 300)))
+        }
+    }
+}
+
+/// The request with its screened body put back, and the JSON-RPC id of the
+/// call it carries, if it is one (`tools/call`, `prompts/get`,
+/// `resources/read`: the requests that may wait for their client).
+async fn read_call<B>(
+    request: Request<ScreenedBody<B>>,
+) -> (Request<ScreenedBody<B>>, Option<Value>) {
+    let (parts, body) = request.into_parts();
+    let Either::Left(full) = body else {
+        return (Request::from_parts(parts, body), None);
+    };
+    let bytes = match full.collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(never) => match never {},
+    };
+    let id = serde_json::from_slice::<Value>(&bytes)
+        .ok()
+        .and_then(|message| {
+            let method = message.get("method")?.as_str()?;
+            McpMethod::from_name(method)?;
+            message.get("id").cloned()
+        });
+    (
+        Request::from_parts(parts, Either::Left(Full::new(bytes))),
+        id,
+    )
+}
+
+fn cancel(book: &SessionBook, session: &Arc<str>, request: Value) -> Cancel {
+    Cancel {
+        manager: Arc::clone(&book.manager),
+        session: Arc::clone(session),
+        request,
+    }
+}
+
+/// `response` with its body watched: a call's body holds `ticket`, and, if
+/// it is an event stream (the call may wait for its client), cancels the
+/// call when dropped before its end.
+fn watch<R>(
+    response: Response<R>,
+    ticket: Option<CallTicket>,
+    cancel: Option<Cancel>,
+) -> Answer<R> {
+    let streaming = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"));
+    response.map(|body| {
+        Either::Right(match ticket {
+            Some(ticket) => Watched::call(body, ticket, cancel.filter(|_| streaming)),
+            None => Watched::plain(body),
+        })
+    })
+}
+
+/// What a call refused at a cap is told to wait: calls in flight end as
+/// their clients answer, within seconds for a person at a form.
+const CALL_RETRY_AFTER_SECS: u64 = 5;
+
+/// HTTP 429 with `Retry-After` and the cap's name.
+fn at_capacity<R>(limit: &'static str, retry_after_secs: u64) -> Answer<R> {
+    log_capacity(limit);
+    let mut refused = refusal(&Value::Null, &RpcError::capacity_reached(limit));
+    if let Ok(value) = HeaderValue::from_str(&retry_after_secs.to_string()) {
+        refused.headers_mut().insert(RETRY_AFTER, value);
+    }
+    refused
+}
+
+/// What `rmcp` answers for a session it does not know, byte for byte.
+fn unknown_session<R>(method: &Method, why: Refused) -> Answer<R> {
+    log_refused(method, why);
+    let mut response = Response::new(Either::Left(Full::new(Bytes::from_static(
+        b"Not Found: Session not found",
+    ))));
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+#[cfg(feature = "tracing")]
+fn log_refused(method: &Method, why: Refused) {
+    let reason = match why {
+        Refused::Unknown => "unknown_session",
+        Refused::OtherPrincipal => "another_principals_session",
+    };
+    tracing::warn!(
+        name: "session_refused", target: "mrtr_guard::rmcp",
+        reason, http_method = %method,
+        "a request named a session that is not the caller's: answered as an unknown session"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_refused(_: &Method, _: Refused) {}
+
+#[cfg(feature = "tracing")]
+fn log_unauthenticated(method: &Method) {
+    tracing::warn!(
+        name: "unauthenticated_request", target: "mrtr_guard::rmcp",
+        http_method = %method,
+        "a request without a principal reached a server that authenticates: refused with 401"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_unauthenticated(_: &Method) {}
+
+#[cfg(feature = "tracing")]
+fn log_capacity(limit: &'static str) {
+    tracing::warn!(
+        name: "capacity_reached", target: "mrtr_guard::rmcp",
+        limit, "a new session or call was refused at a cap: answered 429 with Retry-After"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_capacity(_: &'static str) {}
