@@ -78,11 +78,16 @@
 
 // One file per job: `flow` opens rounds, `extract` holds the `#[tool]`
 // extractors, `response` ends rounds, `error` maps errors onto `rmcp`'s,
-// `legacy` serves clients of the previous revision (2025-11-25).
+// `legacy` serves clients of the session revisions (2025-11-25,
+// 2025-06-18), `server` mounts it all, `session` binds sessions to their
+// principal, `priming` keeps SSE priming events from clients that predate
+// them.
 mod error;
 mod extract;
 mod flow;
 mod legacy;
+#[cfg(feature = "server")]
+mod priming;
 mod response;
 #[cfg(feature = "server")]
 mod server;
@@ -93,6 +98,8 @@ pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
 pub use flow::{PrincipalFn, RmcpFlow};
 pub use legacy::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};
+#[cfg(feature = "server")]
+pub use priming::PrimingFilter;
 pub use response::{
     ToolResponse, input_required, prompt_response, resource_response, tool_response,
 };

@@ -6,6 +6,8 @@
 //! sessions of one principal, and of everyone, are capped. Without
 //! authentication ([`anonymous`](super::McpServerBuilder::anonymous)) a
 //! session is protected by its id alone, and only the total cap applies.
+//! A client whose revision predates SSE priming events does not get them
+//! ([`PrimingFilter`]).
 
 use std::collections::HashMap;
 use std::error::Error;
@@ -19,13 +21,14 @@ use std::time::Duration;
 use ::rmcp::transport::streamable_http_server::session::SessionManager;
 use ::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use bytes::Bytes;
-use http::header::RETRY_AFTER;
+use http::header::{CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::{Either, Full};
 use serde_json::Value;
 use tower_service::Service;
 
 use super::flow::PrincipalFn;
+use super::priming::{Priming, PrimingFilter};
 use crate::tower::service::refusal;
 use crate::wire::RpcError;
 
@@ -154,7 +157,7 @@ where
     B: Send + 'static,
     R: Send + 'static,
 {
-    type Response = Response<Body<R>>;
+    type Response = Response<Body<PrimingFilter<R>>>;
     type Error = S::Error;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
 
@@ -190,6 +193,32 @@ where
 
 /// Serves `request` for `principal`: on its own session, or on none.
 async fn bound<S, B, R>(
+    inner: S,
+    book: Arc<SessionBook>,
+    principal: Arc<str>,
+    request: Request<B>,
+) -> Result<Response<Body<PrimingFilter<R>>>, S::Error>
+where
+    S: Service<Request<B>, Response = Response<Body<R>>>,
+{
+    let session = request.headers().contains_key(SESSION_ID);
+    let priming = Priming::for_request(request.headers(), session);
+    let response = owned(inner, book, principal, request).await?;
+    // Only an event stream is read: every other body (and its length)
+    // passes as it came.
+    let priming = if is_event_stream(&response) {
+        priming
+    } else {
+        Priming::Keep
+    };
+    Ok(response.map(|body| match body {
+        Either::Left(refused) => Either::Left(refused),
+        Either::Right(body) => Either::Right(PrimingFilter::new(body, priming)),
+    }))
+}
+
+/// [`bound`] before the priming events are filtered.
+async fn owned<S, B, R>(
     mut inner: S,
     book: Arc<SessionBook>,
     principal: Arc<str>,
@@ -242,6 +271,15 @@ where
             Ok(refused)
         }
     }
+}
+
+/// Whether `response` is an SSE stream (`text/event-stream`).
+fn is_event_stream<T>(response: &Response<T>) -> bool {
+    response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
 /// What `rmcp` answers for a session it does not know, byte for byte.
