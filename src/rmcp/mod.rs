@@ -78,7 +78,9 @@
 
 // One file per job: `flow` opens rounds, `extract` holds the `#[tool]`
 // extractors, `response` ends rounds, `error` maps errors onto `rmcp`'s,
-// `legacy` serves clients of the previous revision (2025-11-25).
+// `legacy` serves clients of the session revisions (2025-11-25,
+// 2025-06-18), `server` mounts it all, `session` binds sessions to their
+// principal (and keeps SSE priming events from clients that predate them).
 mod error;
 mod extract;
 mod flow;
@@ -103,4 +105,4 @@ pub use server::{
     McpService, ServerConfigError,
 };
 #[cfg(feature = "server")]
-pub use session::{Sessions, Watched};
+pub use session::{PrimingFilter, Sessions, Watched};

@@ -15,6 +15,7 @@ use ::rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
 
 use super::error::{failure, reworded, service_failure};
 use super::request::{missing_capabilities, server_request, session_capabilities};
+use super::revision::{for_revision, session_revision};
 use super::wrapper::{LEGACY_MAX_ROUNDS, Legacy};
 use crate::rmcp::error::error_data;
 use crate::wire::RpcError;
@@ -74,7 +75,10 @@ impl<H: ServerHandler> Legacy<H> {
     }
 
     /// Sends each input request of `asked` to the client, in key order, and
-    /// collects the answers as `inputResponses`.
+    /// collects the answers as `inputResponses`. Every request of the round
+    /// is checked first (the session's capabilities, its revision's forms):
+    /// a round the session cannot take ends the call before anything is
+    /// asked.
     async fn fulfil(
         &self,
         asked: &InputRequiredResult,
@@ -82,15 +86,20 @@ impl<H: ServerHandler> Legacy<H> {
         round: usize,
     ) -> Result<InputResponses, ErrorData> {
         let capabilities = session_capabilities(cx);
+        let revision = session_revision(cx);
         let mut responses = InputResponses::new();
         let Some(requests) = asked.input_requests.as_ref() else {
             return Ok(responses);
         };
+        let mut checked = Vec::with_capacity(requests.len());
         for (key, request) in requests {
             let (method, request) = server_request(request, round)?;
             if let Some(required) = missing_capabilities(&request, &capabilities) {
                 return Err(error_data(RpcError::missing_capability(&required)));
             }
+            checked.push((key, method, for_revision(request, revision.as_ref())?));
+        }
+        for (key, method, request) in checked {
             let answer = self.ask(cx, method, request).await?;
             let answer =
                 serde_json::to_value(answer).map_err(|_| error_data(RpcError::internal_error()))?;

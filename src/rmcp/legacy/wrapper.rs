@@ -17,8 +17,8 @@ pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
 /// `input_required` some other way.
 pub const LEGACY_MAX_ROUNDS: usize = 32;
 
-/// A server handler that also serves `2025-11-25` session clients from the
-/// same multi-round tools.
+/// A server handler that also serves `2025-11-25` and `2025-06-18` session
+/// clients from the same multi-round tools.
 ///
 /// Every method of [`ServerHandler`](::rmcp::ServerHandler) goes to the wrapped handler; `tools/call`,
 /// `prompts/get` and `resources/read` from a legacy session run the rounds
@@ -56,7 +56,17 @@ pub const LEGACY_MAX_ROUNDS: usize = 32;
 /// tool error.
 ///
 /// Requests go out one at a time, in key order: a client shows one dialog at
-/// a time, and a failed one ends the call before the next is sent.
+/// a time, and a failed one ends the call before the next is sent. Every
+/// request of a round is checked before the first goes out, so a round the
+/// session cannot take asks nothing.
+///
+/// **Which revision's forms.** A form goes out in the shape the session's
+/// negotiated revision defines. A `2025-06-18` session gets titled options
+/// as `enum` + `enumNames` and no `default` but on booleans; a form with a
+/// multi-select, which that revision cannot express, ends the call before
+/// anything is asked, with `-32603`, `data.reason`
+/// `"form_needs_newer_revision"` and `data.field` naming the field. A
+/// `2025-11-25` session gets the form as written.
 ///
 /// **Which calls.** A request that carries no per-request `_meta` protocol
 /// version, from a session that negotiated a version before `2026-07-28`.

@@ -4,7 +4,8 @@
 //! belongs to the principal whose `initialize` opened it, and a request on it
 //! from anyone else (or from nobody) gets exactly what a request on an
 //! unknown session gets; sessions, and calls in flight on them, are capped
-//! per principal and in all. Without authentication
+//! per principal and in all; an event stream reaches a client without the
+//! priming events its revision does not know. Without authentication
 //! ([`anonymous`](crate::rmcp::McpServerBuilder::anonymous)) a session is
 //! protected by its id alone, and only the totals apply.
 
@@ -24,6 +25,7 @@ use serde_json::Value;
 use tower_service::Service;
 
 use super::book::{CallTicket, SessionBook};
+use super::priming::{Priming, PrimingFilter};
 use super::watched::{Cancel, Watched};
 use crate::rmcp::flow::PrincipalFn;
 use crate::tower::service::{ScreenedBody, refusal};
@@ -73,8 +75,12 @@ enum Refused {
     OtherPrincipal,
 }
 
-/// What [`Sessions`] answers with: its own refusals, or `S`'s body watched.
-type Answer<R> = Response<Either<Full<Bytes>, Watched<R>>>;
+/// What [`Sessions`] answers with: its own refusals, or `S`'s body watched
+/// and, for an event stream, filtered.
+type Answer<R> = Response<Either<Full<Bytes>, PrimingFilter<Watched<R>>>>;
+
+/// An answer before its priming events are filtered.
+type Watching<R> = Response<Either<Full<Bytes>, Watched<R>>>;
 
 impl<S, B, R> Service<Request<ScreenedBody<B>>> for Sessions<S>
 where
@@ -118,7 +124,9 @@ where
     }
 }
 
-/// Serves `request` for `principal`: on its own session, or on none.
+/// Serves `request` for `principal`, on its own session or on none; an
+/// event stream without the priming events the client's revision does not
+/// know.
 async fn bound<S, B, R>(
     inner: S,
     book: Arc<SessionBook>,
@@ -133,10 +141,30 @@ where
         .get(SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .map(Arc::<str>::from);
-    match session {
-        Some(session) => on_session(inner, book, principal, session, request).await,
-        None => opening(inner, book, principal, request).await,
-    }
+    let priming = Priming::for_request(request.headers(), session.is_some());
+    let response = match session {
+        Some(session) => on_session(inner, book, principal, session, request).await?,
+        None => opening(inner, book, principal, request).await?,
+    };
+    // Only an event stream is read: every other body (and its length)
+    // passes as it came.
+    let priming = if is_event_stream(response.headers()) {
+        priming
+    } else {
+        Priming::Keep
+    };
+    Ok(response.map(|body| match body {
+        Either::Left(refused) => Either::Left(refused),
+        Either::Right(body) => Either::Right(PrimingFilter::new(body, priming)),
+    }))
+}
+
+/// Whether a response is an SSE stream (`text/event-stream`).
+fn is_event_stream(headers: &http::HeaderMap) -> bool {
+    headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
 /// A request on `session`: refused unless the session is `principal`'s; a
@@ -147,7 +175,7 @@ async fn on_session<S, B, R>(
     principal: Arc<str>,
     session: Arc<str>,
     request: Request<ScreenedBody<B>>,
-) -> Result<Answer<R>, S::Error>
+) -> Result<Watching<R>, S::Error>
 where
     S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
 {
@@ -184,7 +212,7 @@ async fn opening<S, B, R>(
     book: Arc<SessionBook>,
     principal: Arc<str>,
     request: Request<ScreenedBody<B>>,
-) -> Result<Answer<R>, S::Error>
+) -> Result<Watching<R>, S::Error>
 where
     S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
 {
@@ -249,12 +277,8 @@ fn watch<R>(
     response: Response<R>,
     ticket: Option<CallTicket>,
     cancel: Option<Cancel>,
-) -> Answer<R> {
-    let streaming = response
-        .headers()
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.starts_with("text/event-stream"));
+) -> Watching<R> {
+    let streaming = is_event_stream(response.headers());
     response.map(|body| {
         Either::Right(match ticket {
             Some(ticket) => Watched::call(body, ticket, cancel.filter(|_| streaming)),
@@ -268,7 +292,7 @@ fn watch<R>(
 const CALL_RETRY_AFTER_SECS: u64 = 5;
 
 /// HTTP 429 with `Retry-After` and the cap's name.
-fn at_capacity<R>(limit: &'static str, retry_after_secs: u64) -> Answer<R> {
+fn at_capacity<R>(limit: &'static str, retry_after_secs: u64) -> Watching<R> {
     log_capacity(limit);
     let mut refused = refusal(&Value::Null, &RpcError::capacity_reached(limit));
     if let Ok(value) = HeaderValue::from_str(&retry_after_secs.to_string()) {
@@ -278,7 +302,7 @@ fn at_capacity<R>(limit: &'static str, retry_after_secs: u64) -> Answer<R> {
 }
 
 /// What `rmcp` answers for a session it does not know, byte for byte.
-fn unknown_session<R>(method: &Method, why: Refused) -> Answer<R> {
+fn unknown_session<R>(method: &Method, why: Refused) -> Watching<R> {
     log_refused(method, why);
     let mut response = Response::new(Either::Left(Full::new(Bytes::from_static(
         b"Not Found: Session not found",

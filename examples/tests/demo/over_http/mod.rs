@@ -2,12 +2,14 @@
 //! router) over real HTTP on loopback, driven by a few lines of HTTP/1.1
 //! (`client`): what a client sees when its answers keep failing validation
 //! (`invalid_answers`); `2025-11-25` sessions bound to the principal that
-//! opened them, and capped (`sessions`); and, with feature `redis`, the
+//! opened them, and capped (`sessions`); SSE priming events only for the
+//! revisions that know them (`priming`); and, with feature `redis`, the
 //! Redis replay guard under a stalled Redis and shared by two servers
 //! (`redis`).
 
 mod client;
 mod invalid_answers;
+mod priming;
 mod redis;
 mod server;
 mod sessions;

@@ -27,7 +27,9 @@ use tokio::net::TcpStream;
 use super::server::on_loopback;
 
 /// The demo with `settings` on its builder, on a free loopback port.
-async fn start(settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder) -> SocketAddr {
+pub(super) async fn start(
+    settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+) -> SocketAddr {
     let codec = StateCodec::builder(
         "http://mcp.test/mcp",
         MasterKey::from_bytes(&[0x42; 32]).unwrap(),
@@ -38,16 +40,16 @@ async fn start(settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder) -> S
 }
 
 /// A response read to its head, and what of its body has come so far.
-struct Reply {
-    status: u16,
+pub(super) struct Reply {
+    pub(super) status: u16,
     /// Header names lower-cased, in order, without `date`.
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-    stream: TcpStream,
+    pub(super) headers: Vec<(String, String)>,
+    pub(super) body: Vec<u8>,
+    pub(super) stream: TcpStream,
 }
 
 impl Reply {
-    fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n == name)
@@ -55,25 +57,25 @@ impl Reply {
     }
 
     /// The rest of the body, to the end of the connection.
-    async fn finish(mut self) -> Self {
+    pub(super) async fn finish(mut self) -> Self {
         self.stream.read_to_end(&mut self.body).await.unwrap();
         self
     }
 
-    /// The JSON of the body's first SSE `data:` event or, for a JSON
+    /// The JSON of the body's first SSE event with data or, for a JSON
     /// response, of the whole body.
-    fn json(&self) -> Value {
+    pub(super) fn json(&self) -> Value {
         let text = String::from_utf8_lossy(&self.body);
         let data = text
             .lines()
-            .find_map(|line| line.strip_prefix("data:"))
+            .filter_map(|line| line.strip_prefix("data:"))
             .map(str::trim)
-            .filter(|d| !d.is_empty());
+            .find(|d| !d.is_empty());
         serde_json::from_str(data.unwrap_or(&text)).unwrap_or_else(|e| panic!("{e}: {text}"))
     }
 
     /// The next SSE event whose data is a JSON-RPC message.
-    async fn next_message(&mut self) -> Value {
+    pub(super) async fn next_message(&mut self) -> Value {
         loop {
             let text = String::from_utf8_lossy(&self.body).into_owned();
             if let Some(end) = text.find("\n\n") {
@@ -103,9 +105,23 @@ impl Reply {
     }
 }
 
-/// Sends one HTTP/1.0 request (so the body is never chunked) and reads its
-/// head.
+/// Sends one HTTP/1.0 request (so the body is never chunked) of a
+/// `2025-11-25` client and reads its head.
 async fn send(
+    addr: SocketAddr,
+    method: &str,
+    user: Option<&str>,
+    session: Option<&str>,
+    extra: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Reply {
+    send_at("2025-11-25", addr, method, user, session, extra, body).await
+}
+
+/// [`send`] for a client of `revision`, which names it in every request on
+/// its session.
+pub(super) async fn send_at(
+    revision: &str,
     addr: SocketAddr,
     method: &str,
     user: Option<&str>,
@@ -124,7 +140,7 @@ async fn send(
     }
     if let Some(session) = session {
         head.push_str(&format!(
-            "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\n"
+            "Mcp-Session-Id: {session}\r\nMCP-Protocol-Version: {revision}\r\n"
         ));
     }
     for (name, value) in extra {
@@ -189,8 +205,14 @@ async fn open_session(addr: SocketAddr, user: &str) -> String {
 }
 
 async fn initialize(addr: SocketAddr, user: Option<&str>) -> Reply {
+    initialize_at("2025-11-25", addr, user).await
+}
+
+/// `initialize` as a client of `revision` that can answer forms, read to
+/// its end.
+pub(super) async fn initialize_at(revision: &str, addr: SocketAddr, user: Option<&str>) -> Reply {
     let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25",
+        "protocolVersion": revision,
         "capabilities": {"elicitation": {"form": {}}},
         "clientInfo": {"name": "sessions-test", "version": "0"}}});
     send(addr, "POST", user, None, &[], Some(&body))
@@ -199,7 +221,7 @@ async fn initialize(addr: SocketAddr, user: Option<&str>) -> Reply {
         .await
 }
 
-fn ship_order(id: u64) -> Value {
+pub(super) fn ship_order(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"name": "ShipOrder", "arguments": {}}})
 }

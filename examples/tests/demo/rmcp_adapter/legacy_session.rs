@@ -1,7 +1,9 @@
-//! The session `legacy.rs` drives: tools written for the `2026-07-28`
-//! rounds, served through `mrtr_guard::rmcp::Legacy` over an in-memory
-//! duplex, and `rmcp`'s own client speaking `2025-11-25`, answering the
-//! server-initiated requests from a script.
+//! The session `legacy.rs` and `legacy_revisions.rs` drive: tools written
+//! for the `2026-07-28` rounds, served through `mrtr_guard::rmcp::Legacy`
+//! over an in-memory duplex, and `rmcp`'s own client speaking `2025-11-25`
+//! (or the revision a test names), answering the server-initiated requests
+//! from a script. Every message the server sends is kept as the client
+//! read it off the wire.
 
 #![allow(
     clippy::unwrap_used,
@@ -35,6 +37,7 @@ use rmcp::service::{
 use rmcp::{ClientHandler, ErrorData, ServerHandler, ServiceExt, tool, tool_handler, tool_router};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
 
 // ---- the server: tools as written for mrtr-guard ------------------------------------------
 
@@ -42,6 +45,9 @@ struct Forms {
     ship: Form,
     amount: Form,
     confirm: Form,
+    plan: Form,
+    size: Form,
+    roles: Form,
 }
 
 fn forms() -> Forms {
@@ -60,6 +66,32 @@ fn forms() -> Forms {
             .build()
             .unwrap(),
         confirm: Form::builder("Confirm?").build().unwrap(),
+        plan: Form::builder("Plan?")
+            .field(
+                Field::choice("plan")
+                    .titled_option("free", "Free")
+                    .titled_option("team", "Team")
+                    .default("team")
+                    .required(),
+            )
+            .field(Field::string("note").max_length(20).default("none"))
+            .field(Field::boolean("news").default(true))
+            .build()
+            .unwrap(),
+        size: Form::builder("Team size?")
+            .field(Field::integer("size").minimum(2).required())
+            .build()
+            .unwrap(),
+        roles: Form::builder("Roles?")
+            .field(
+                Field::multi_choice("roles")
+                    .option("admin")
+                    .option("member")
+                    .min_items(1)
+                    .required(),
+            )
+            .build()
+            .unwrap(),
     }
 }
 
@@ -111,6 +143,33 @@ impl Tools {
         let result = round
             .require(&key, &self.forms.confirm)
             .map(|_| "never".to_owned());
+        tool_response(round, result)
+    }
+
+    /// A titled single-select and fields with defaults.
+    #[tool]
+    async fn plan(&self, call: ToolCall) -> ToolResponse {
+        let mut round = self.flow.round(call).await?;
+        let result = round
+            .require("plan", &self.forms.plan)
+            .and_then(|answers| Ok(format!("Plan {}.", answers.str("plan")?)));
+        tool_response(round, result)
+    }
+
+    /// One round of two forms, the second with a multi-select.
+    #[tool]
+    async fn team(&self, call: ToolCall) -> ToolResponse {
+        let mut round = self.flow.round(call).await?;
+        let size = round.form("a-size", &self.forms.size);
+        let roles = round.form("b-roles", &self.forms.roles);
+        let result = match (size, roles) {
+            (Reply::Accepted(size), Reply::Accepted(roles)) => (|| {
+                let size = size.i64("size")?;
+                let roles = roles.strings("roles")?.join(", ");
+                Ok(format!("Team of {size}: {roles}."))
+            })(),
+            _ => Err(Stop::Ask),
+        };
         tool_response(round, result)
     }
 
@@ -213,6 +272,7 @@ pub(super) enum Answer {
 #[derive(Clone)]
 pub(super) struct Client {
     capabilities: Value,
+    revision: ProtocolVersion,
     pub(super) script: Arc<Mutex<VecDeque<Answer>>>,
     clock: Arc<FixedClock>,
     /// Every elicitation received, as JSON.
@@ -226,7 +286,7 @@ impl ClientHandler for Client {
         let capabilities: ClientCapabilities =
             serde_json::from_value(self.capabilities.clone()).unwrap();
         ClientConfig::new(capabilities, Implementation::new("old-client", "1.0"))
-            .with_protocol_version(ProtocolVersion::V_2025_11_25)
+            .with_protocol_version(self.revision.clone())
     }
 
     async fn create_elicitation(
@@ -290,10 +350,26 @@ pub(super) struct Session {
     pub(super) client: RunningService<RoleClient, Client>,
     pub(super) handler: Client,
     pub(super) charges: Arc<AtomicUsize>,
+    /// Every message the server sent, as the client read it off the wire.
+    pub(super) wire: Arc<Mutex<Vec<Value>>>,
 }
 
+/// A `2025-11-25` session.
 pub(super) async fn session(server: Server, capabilities: &str, script: Vec<Answer>) -> Session {
-    let (server_io, client_io) = tokio::io::duplex(1 << 16);
+    session_at(ProtocolVersion::V_2025_11_25, server, capabilities, script).await
+}
+
+/// A session whose client asks for `revision` in its `initialize`.
+pub(super) async fn session_at(
+    revision: ProtocolVersion,
+    server: Server,
+    capabilities: &str,
+    script: Vec<Answer>,
+) -> Session {
+    let (server_io, relay_server) = tokio::io::duplex(1 << 16);
+    let (relay_client, client_io) = tokio::io::duplex(1 << 16);
+    let wire = Arc::new(Mutex::new(Vec::new()));
+    tokio::spawn(relay(relay_server, relay_client, Arc::clone(&wire)));
     let charges = Arc::clone(&server.charges);
     let clock = Arc::clone(&server.clock);
     tokio::spawn(async move {
@@ -302,6 +378,7 @@ pub(super) async fn session(server: Server, capabilities: &str, script: Vec<Answ
     });
     let handler = Client {
         capabilities: serde_json::from_str(capabilities).unwrap(),
+        revision,
         script: Arc::new(Mutex::new(script.into())),
         clock,
         seen: Arc::default(),
@@ -312,7 +389,34 @@ pub(super) async fn session(server: Server, capabilities: &str, script: Vec<Answ
         client,
         handler,
         charges,
+        wire,
     }
+}
+
+/// Passes the session's bytes between its two ends, keeping each line the
+/// server sends as JSON.
+async fn relay(server: DuplexStream, client: DuplexStream, wire: Arc<Mutex<Vec<Value>>>) {
+    let (server_read, mut server_write) = tokio::io::split(server);
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let upstream = async move {
+        let _ = tokio::io::copy(&mut BufReader::new(client_read), &mut server_write).await;
+    };
+    let downstream = async move {
+        let mut lines = BufReader::new(server_read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            wire.lock()
+                .unwrap()
+                .push(serde_json::from_str(&line).unwrap());
+            if client_write
+                .write_all(format!("{line}\n").as_bytes())
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+    };
+    tokio::join!(upstream, downstream);
 }
 
 pub(super) fn default_server() -> Server {

@@ -3,9 +3,11 @@
 //! (`on_the_wire`), tools written with `rmcp`'s macros (`macros`) and the
 //! README's snippets checked against them (`readme`), mounting with
 //! `McpServer` (`wiring`), and `Legacy` under `rmcp`'s own `2025-11-25`
-//! client (`legacy`).
+//! client (`legacy`) and the forms each session revision is sent
+//! (`legacy_revisions`).
 
 mod legacy;
+mod legacy_revisions;
 mod legacy_session;
 mod macros;
 mod on_the_wire;
