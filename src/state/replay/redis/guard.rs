@@ -22,7 +22,7 @@ use time::OffsetDateTime;
 
 use crate::state::claims::FlowId;
 use crate::state::replay::error::ReplayError;
-use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard};
+use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 use crate::state::replay::principal::PrincipalKey;
 use crate::state::replay::redis::commit;
 use crate::state::replay::redis::connection::{Conn, Connector};
@@ -236,18 +236,22 @@ impl RedisReplayGuard {
 }
 
 impl Inner {
-    /// Records (flow id, round) as used by `principal` on `face`'s
-    /// connection: the principal's share first, when the guard has one,
-    /// then the `SET` in the connection's next batch.
+    /// Records the token's (flow id, round) as used by its principal on
+    /// `face`'s connection: the principal's share first, when the guard has
+    /// one, then the `SET` in the connection's next batch.
     async fn record(
         self: &Arc<Self>,
         face: Face,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
+        token: TokenUse,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
+        let TokenUse {
+            principal,
+            flow_id,
+            round,
+            retain_until,
+            ..
+        } = token;
         let key = format!("{}{flow_id}:{round}", self.prefix);
         let ttl_ms = time_to_live_ms(retain_until, now);
         if let Some(share) = self.share {
@@ -323,20 +327,10 @@ impl Drop for Inner {
 /// On the guard's own runtime, with a connection of its own: the sync face
 /// blocks the calling thread (up to the timeouts).
 impl ReplayGuard for RedisReplayGuard {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
         let inner = Arc::clone(&self.inner);
-        self.inner.run_sync(async move {
-            inner
-                .record(Face::Sync, principal, flow_id, round, retain_until, now)
-                .await
-        })
+        self.inner
+            .run_sync(async move { inner.record(Face::Sync, token, now).await })
     }
 
     fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
@@ -346,19 +340,8 @@ impl ReplayGuard for RedisReplayGuard {
 
 /// On the caller's tokio runtime (the connection's driver runs there).
 impl AsyncReplayGuard for RedisReplayGuard {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> ConsumeFuture<'_> {
-        Box::pin(async move {
-            self.inner
-                .record(Face::Async, principal, flow_id, round, retain_until, now)
-                .await
-        })
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> ConsumeFuture<'_> {
+        Box::pin(async move { self.inner.record(Face::Async, token, now).await })
     }
 }
 
