@@ -31,7 +31,7 @@ use crate::state::keys::KeyId;
 
 /// The target of every event the crate emits for a refused state.
 #[cfg(feature = "tracing")]
-pub(crate) const TARGET: &str = "mrtr_guard::state";
+const TARGET: &str = "mrtr_guard::state";
 
 /// What opening a token learned about it, for the refusal's event.
 #[derive(Debug, Default)]

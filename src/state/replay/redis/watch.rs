@@ -1,13 +1,11 @@
-//! What the guard keeps seeing of Redis, and what it stops vouching for.
+//! What the guard has seen of Redis, and what it stops vouching for.
 //!
 //! Redis can forget consumed rounds while the guard keeps talking to it: an
 //! eviction policy switched on at run time drops keys, and an instance that
 //! lost its memory (restarted without persistence, a replica promoted that
 //! lacked writes) answers `SET NX` with `OK` for a key it was given before.
-//! So the guard looks at Redis on every new connection, in `health_check`,
-//! and every watch interval from a task of its own: `INFO server` (the
-//! instance's `run_id`, new in every process) and, unless the builder opted
-//! out, `CONFIG GET maxmemory-policy`, both on every master of a cluster.
+//! Each look at Redis (`watcher`) records here the masters' `run_id` (new in
+//! every process) and their `maxmemory-policy`:
 //!
 //! - While the policy may evict (or cannot be read), every call is refused
 //!   with the start-up refusal's message, naming the setting.
@@ -19,16 +17,13 @@
 //!   Tokens minted after it are recorded as ever.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use redis::Value;
 use time::OffsetDateTime;
 
 use crate::state::replay::error::ReplayError;
 use crate::state::replay::guard::TokenUse;
-use crate::state::replay::redis::connection::{Conn, Connector, evicting, forget};
-use crate::state::replay::redis::error::{ConnectError, timed_out, unavailable};
-use crate::state::replay::redis::guard::Inner;
+use crate::state::replay::redis::error::ConnectError;
 
 /// What the guard has seen of Redis, shared by all its connections.
 #[derive(Default)]
@@ -76,7 +71,7 @@ impl Watch {
 
     /// Records one look at Redis, at `now`: the masters' `run_id`s and
     /// what their policy allows. The policy's refusal, if any.
-    fn record(
+    pub(super) fn record(
         &self,
         run_ids: BTreeSet<String>,
         policy: Result<(), ConnectError>,
@@ -117,95 +112,15 @@ impl Watch {
     }
 }
 
-impl Connector {
-    /// Looks at Redis through `conn` and records what it saw: the masters'
-    /// `run_id`s (`INFO server`; none when Redis refuses `INFO`) and, when
-    /// the guard checks it, their policy. An error when Redis failed or may
-    /// evict.
-    pub(super) async fn observe(&self, conn: &mut Conn) -> Result<(), ConnectError> {
-        let mut info = redis::cmd("INFO");
-        info.arg("server");
-        let run_ids = match conn.on_masters(info).await {
-            Ok(replies) => replies.iter().filter_map(run_id_of).collect(),
-            Err(error) if error.code().is_some() => BTreeSet::new(),
-            Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
-        };
-        let policy = if self.check_policy {
-            match conn.eviction_policies().await {
-                Ok(policies) => evicting(&policies),
-                Err(error) if error.code().is_some() => Err(ConnectError::PolicyUnreadable),
-                Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
-            }
-        } else {
-            Ok(())
-        };
-        self.watch
-            .record(run_ids, policy, OffsetDateTime::now_utc())
-    }
-
-    /// A look at Redis on the slot's connection (a new one is looked at as
-    /// it opens), within the command timeout; the connection forgotten when
-    /// Redis failed.
-    pub(super) async fn look(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
-        let mut conn = self.connection(slot).await?;
-        match tokio::time::timeout(self.command_timeout, self.observe(&mut conn)).await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(ConnectError::Redis(error))) => {
-                forget(slot);
-                Err(error)
-            }
-            Ok(Err(fault)) => Err(fault.into_replay()),
-            Err(_) => {
-                forget(slot);
-                Err(timed_out())
-            }
-        }
-    }
-}
-
-impl Inner {
-    /// Starts the guard's watcher, once: a task on the guard's own runtime
-    /// that looks at Redis every watch interval, on the sync face's
-    /// connection, for as long as the guard lives.
-    pub(super) fn watch(self: &Arc<Self>) {
-        self.watching.call_once(|| {
-            let Ok(runtime) = self.runtime() else {
-                return;
-            };
-            let guard = Arc::downgrade(self);
-            let interval = self.watch_interval;
-            runtime.spawn(async move {
-                loop {
-                    tokio::time::sleep(interval).await;
-                    let Some(inner) = guard.upgrade() else {
-                        return;
-                    };
-                    // A failure is the calls' to report: they fail too.
-                    let _ = inner.connector.look(&inner.sync_shared.conn).await;
-                }
-            });
-        });
-    }
-}
-
-/// The `run_id` in one reply to `INFO server`.
-fn run_id_of(reply: &Value) -> Option<String> {
-    let text = match reply {
-        Value::BulkString(bytes) => String::from_utf8_lossy(bytes).into_owned(),
-        Value::VerbatimString { text, .. } => text.clone(),
-        _ => return None,
-    };
-    text.lines()
-        .find_map(|line| line.trim().strip_prefix("run_id:"))
-        .map(str::to_owned)
-        .filter(|id| !id.is_empty())
-}
+/// The target of the codec's events for refused states (`state::events`).
+#[cfg(feature = "tracing")]
+const TARGET: &str = "mrtr_guard::state";
 
 #[cfg(feature = "tracing")]
 fn evicting_event(fault: &ConnectError) {
     let why = fault.clone().into_replay();
     tracing::error!(
-        name: "replay_guard_evicting", target: crate::state::events::TARGET,
+        name: "replay_guard_evicting", target: TARGET,
         guard_error = %why,
         "redis may evict replay keys: every requestState is refused until it may not"
     );
@@ -221,7 +136,7 @@ fn lost_event(loss: Loss) {
         Loss::Evicted => "redis' maxmemory-policy let it evict",
     };
     tracing::error!(
-        name: "replay_guard_lost", target: crate::state::events::TARGET,
+        name: "replay_guard_lost", target: TARGET,
         cause,
         "redis lost replay keys: every requestState minted before now (and the skew) \
          is refused; flows begun before start over"
@@ -232,7 +147,11 @@ fn lost_event(loss: Loss) {
 fn lost_event(_: Loss) {}
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used, reason = "test code: a panic is a failing test")]
+#[allow(
+    clippy::unwrap_used,
+    clippy::arithmetic_side_effects,
+    reason = "test code: a panic is a failing test"
+)]
 mod tests {
     use time::Duration;
 
@@ -287,12 +206,5 @@ mod tests {
         assert!(watch.record(ids(&["a"]), Ok(()), at(20)).is_ok());
         assert!(watch.admits(&minted(25)).is_err(), "minted in the interval");
         assert!(watch.admits(&minted(26)).is_ok());
-    }
-
-    #[test]
-    fn run_ids_are_read_from_info_server() {
-        let reply = Value::BulkString(b"# Server\r\nredis_version:7.0\r\nrun_id:ab12\r\n".to_vec());
-        assert_eq!(run_id_of(&reply), Some("ab12".to_owned()));
-        assert_eq!(run_id_of(&Value::Nil), None);
     }
 }
