@@ -191,7 +191,7 @@ impl RedisGuardBuilder {
                     connect_timeout: self.connect_timeout,
                     command_timeout: self.command_timeout,
                     check_policy: self.check_policy,
-                    watch: Watch::default(),
+                    watch: Watch::new(server.clone()),
                 },
                 server,
                 tls,

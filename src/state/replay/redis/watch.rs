@@ -28,6 +28,8 @@ use crate::state::replay::redis::error::ConnectError;
 /// What the guard has seen of Redis, shared by all its connections.
 #[derive(Default)]
 pub(super) struct Watch {
+    /// `host:port` or the socket path, for the events: never credentials.
+    server: String,
     seen: Mutex<Seen>,
 }
 
@@ -51,6 +53,15 @@ enum Loss {
 }
 
 impl Watch {
+    /// Nothing seen yet of the Redis at `server` (`host:port`, or the
+    /// socket path).
+    pub(super) fn new(server: String) -> Self {
+        Self {
+            server,
+            seen: Mutex::default(),
+        }
+    }
+
     /// Whether the guard may vouch for `token` now: refused while Redis may
     /// evict, and when it can have been minted before a loss.
     pub(super) fn admits(&self, token: &TokenUse) -> Result<(), ReplayError> {
@@ -88,7 +99,7 @@ impl Watch {
         match &policy {
             Err(fault) => {
                 if seen.evicting.is_none() {
-                    evicting_event(fault);
+                    evicting_event(&self.server, fault);
                 }
                 seen.evicting = Some(fault.clone());
             }
@@ -100,7 +111,7 @@ impl Watch {
         }
         if let Some(loss) = loss {
             seen.lost_at = Some(seen.lost_at.map_or(now, |before| before.max(now)));
-            lost_event(loss);
+            lost_event(&self.server, loss);
         }
         policy
     }
@@ -117,34 +128,34 @@ impl Watch {
 const TARGET: &str = "mrtr_guard::state";
 
 #[cfg(feature = "tracing")]
-fn evicting_event(fault: &ConnectError) {
+fn evicting_event(server: &str, fault: &ConnectError) {
     let why = fault.clone().into_replay();
     tracing::error!(
         name: "replay_guard_evicting", target: TARGET,
-        guard_error = %why,
+        server, guard_error = %why,
         "redis may evict replay keys: every requestState is refused until it may not"
     );
 }
 
 #[cfg(not(feature = "tracing"))]
-fn evicting_event(_: &ConnectError) {}
+fn evicting_event(_: &str, _: &ConnectError) {}
 
 #[cfg(feature = "tracing")]
-fn lost_event(loss: Loss) {
+fn lost_event(server: &str, loss: Loss) {
     let cause = match loss {
         Loss::Restarted => "a redis master's run_id changed (restart or failover)",
         Loss::Evicted => "redis' maxmemory-policy let it evict",
     };
     tracing::error!(
         name: "replay_guard_lost", target: TARGET,
-        cause,
+        server, cause,
         "redis lost replay keys: every requestState minted before now (and the skew) \
          is refused; flows begun before start over"
     );
 }
 
 #[cfg(not(feature = "tracing"))]
-fn lost_event(_: Loss) {}
+fn lost_event(_: &str, _: Loss) {}
 
 #[cfg(test)]
 #[allow(

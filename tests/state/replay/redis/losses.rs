@@ -18,6 +18,8 @@ use std::time::Duration;
 use mrtr_guard::state::ReplayError;
 use mrtr_guard::{MasterKey, Policy, RedisReplayGuard, StateCodec, StateContents, StateError};
 
+#[cfg(feature = "tracing")]
+use crate::replay::redis::events;
 use crate::replay::redis::scripted::Scripted;
 use crate::replay::redis::support::{
     CLUSTER_URL_VAR, URL_VAR, binding, runtime, setting, unique_prefix,
@@ -127,6 +129,8 @@ fn a_policy_switched_to_evict_refuses_and_then_vouches_for_nothing_lost() {
     if setting(URL_VAR).is_none() {
         return;
     }
+    #[cfg(feature = "tracing")]
+    events::listen();
     let redis = Scripted::up(false);
     let runtime = runtime();
     let guard = connect(redis.url(), WATCH, &runtime);
@@ -193,6 +197,10 @@ fn a_policy_switched_to_evict_refuses_and_then_vouches_for_nothing_lost() {
 
     assert_eq!(reopened(&codec, &runtime, &states), 0, "of {STATES}");
     new_flow_completes(&codec, &runtime);
+    #[cfg(feature = "tracing")]
+    for event in ["replay_guard_evicting", "replay_guard_lost"] {
+        assert!(events::emitted(event, redis.server()), "{event}");
+    }
 }
 
 /// A `redis-server` restarted without persistence forgets every key; the
@@ -204,6 +212,8 @@ fn a_restarted_redis_reopens_nothing_consumed_before() {
     if setting(URL_VAR).is_none() {
         return;
     }
+    #[cfg(feature = "tracing")]
+    events::listen();
     let redis = Scripted::up(false);
     let runtime = runtime();
     let codec = codec(connect(redis.url(), Duration::from_secs(3600), &runtime));
@@ -212,6 +222,8 @@ fn a_restarted_redis_reopens_nothing_consumed_before() {
     redis.restart(0);
     assert_eq!(reopened(&codec, &runtime, &states), 0, "of {STATES}");
     new_flow_completes(&codec, &runtime);
+    #[cfg(feature = "tracing")]
+    assert!(events::emitted("replay_guard_lost", redis.server()));
 }
 
 /// One master of a three-master cluster restarted without persistence

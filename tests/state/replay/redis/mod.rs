@@ -5,6 +5,8 @@
 mod cluster;
 mod commit;
 mod connection;
+#[cfg(feature = "tracing")]
+mod events;
 mod eviction;
 mod losses;
 mod replicas;

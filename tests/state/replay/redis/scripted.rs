@@ -86,6 +86,13 @@ impl Scripted {
         &self.url
     }
 
+    /// The first node's `host:port`, as the guard names it.
+    pub(super) fn server(&self) -> &str {
+        self.url
+            .trim_start_matches("redis://")
+            .trim_end_matches('/')
+    }
+
     /// The URL of node `n` (0-based).
     pub(super) fn node_url(&self, n: usize) -> String {
         format!("redis://127.0.0.1:{}/", self.nodes[n].1)
