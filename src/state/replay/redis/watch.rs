@@ -35,7 +35,9 @@ pub(super) struct Watch {
 
 #[derive(Default)]
 struct Seen {
-    /// The `run_id` of every master last seen (empty: none read yet).
+    /// Every master's `run_id` seen so far (empty: none read yet). A
+    /// master missing from one look (a cluster client that skipped a node
+    /// it could not reach) is no loss; one it has not seen before is.
     run_ids: BTreeSet<String>,
     /// Why Redis may evict now (its policy, or an unreadable one).
     evicting: Option<ConnectError>,
@@ -90,12 +92,10 @@ impl Watch {
     ) -> Result<(), ConnectError> {
         let mut seen = self.lock();
         let mut loss = None;
-        if !run_ids.is_empty() {
-            if !seen.run_ids.is_empty() && !run_ids.is_subset(&seen.run_ids) {
-                loss = Some(Loss::Restarted);
-            }
-            seen.run_ids = run_ids;
+        if !seen.run_ids.is_empty() && !run_ids.is_subset(&seen.run_ids) {
+            loss = Some(Loss::Restarted);
         }
+        seen.run_ids.extend(run_ids);
         match &policy {
             Err(fault) => {
                 if seen.evicting.is_none() {
@@ -197,6 +197,8 @@ mod tests {
         // Fewer masters seen is no loss; the next restart moves the date.
         assert!(watch.record(ids(&["c"]), Ok(()), at(200)).is_ok());
         assert!(watch.admits(&minted(150)).is_ok());
+        assert!(watch.record(ids(&["a", "c"]), Ok(()), at(250)).is_ok());
+        assert!(watch.admits(&minted(150)).is_ok(), "a master seen again");
         assert!(watch.record(ids(&["d"]), Ok(()), at(300)).is_ok());
         assert!(watch.admits(&minted(150)).is_err());
     }
