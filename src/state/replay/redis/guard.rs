@@ -68,7 +68,9 @@ use crate::state::replay::redis::share;
 /// its own `run_id`: the guard reads it (`INFO server`, on every master of a
 /// cluster) on each new connection, in the health check and every watch
 /// interval, and a `run_id` it has not seen before is a loss, as is an
-/// evicting policy once it is back to `noeviction`. From the moment the
+/// evicting policy once it is back to `noeviction`. A restart counts even
+/// with persistence on: the guard cannot tell what it kept (an AOF with
+/// `appendfsync everysec` loses up to a second). From the moment the
 /// guard sees a loss it refuses every token that can have been minted before
 /// it, the policy's skew included
 /// ([`TokenUse::minted_after`](crate::state::TokenUse::minted_after)), with
@@ -80,13 +82,11 @@ use crate::state::replay::redis::share;
 ///
 /// <div class="warning">What it costs the users: every flow begun before
 /// the loss starts over, its next round refused, and so does a flow begun
-/// within the policy's skew after it (60 s by default). A guard sees only
-/// the losses that happen while it runs: a Redis that restarted while no
-/// instance was connected, or a guard started after it, is not told; and
-/// no instance can tell a loss the guard missed from a Redis that never
-/// had the keys. Persistence (and <code>wait_for_replicas</code>) remain
-/// the way not to lose keys; this is the way not to vouch for lost
-/// ones.</div>
+/// within the policy's skew after it (60 s by default). The guard sees only
+/// the losses that happen while it runs: not a Redis that restarted before
+/// the guard first connected, nor one that refuses <code>INFO</code>.
+/// Persistence (and <code>wait_for_replicas</code>) keep the keys; the watch
+/// keeps the guard from vouching for keys Redis may have lost.</div>
 ///
 /// Each watcher is a task on the guard's own one-thread runtime, the one
 /// its sync face runs on, started by its first call (or by `connect`), and
