@@ -87,6 +87,10 @@ impl Scripted {
     }
 
     /// The first node's `host:port`, as the guard names it.
+    #[cfg_attr(
+        not(feature = "tracing"),
+        expect(dead_code, reason = "the events name it")
+    )]
     pub(super) fn server(&self) -> &str {
         self.url
             .trim_start_matches("redis://")
