@@ -352,6 +352,13 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
             Some(RedisConfigError::ZeroTimeout)
         );
         assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .watch_interval(Duration::ZERO)
+                .build()
+                .err(),
+            Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
             RedisConfigError::ZeroTimeout.to_string(),
             "redis timeouts must be longer than zero"
         );
