@@ -49,6 +49,9 @@ impl Scripted {
             stop_all(&dir);
             output = run();
         }
+        if !output.status.success() {
+            stop_all(&dir);
+        }
         assert!(
             output.status.success(),
             "scripts/redis-up failed: {}",
