@@ -16,7 +16,7 @@ use crate::state::events::Seen;
 use crate::state::keys::{self, KeyRing};
 use crate::state::layout::{self, Mode, NONCE_LEN, RawToken, SplitError};
 use crate::state::policy::Policy;
-use crate::state::replay::{PrincipalKey, ReplayError, ReplayGuard};
+use crate::state::replay::{PrincipalKey, ReplayError, ReplayGuard, TokenUse};
 use crate::state::{claims_json, context, sealed, signed};
 
 /// Mints and opens `requestState` tokens.
@@ -264,13 +264,8 @@ impl StateCodec {
         let opened =
             self.verify_seen(token, binding, now, &mut seen)
                 .and_then(|(claims, principal)| {
-                    if let Some((guard, principal, retain_until)) =
-                        self.replay_entry(principal, &claims)?
-                    {
-                        let (flow_id, round) = (claims.flow_id(), claims.round());
-                        guard
-                            .consume(principal, flow_id, round, retain_until, now)
-                            .map_err(StateError::from_replay)?;
+                    if let Some((guard, token)) = self.replay_entry(principal, &claims)? {
+                        guard.consume(token, now).map_err(StateError::from_replay)?;
                     }
                     Ok(claims)
                 });
@@ -604,15 +599,10 @@ impl StateCodec {
             Ok((claims, principal)) => match self.replay_entry(principal, &claims) {
                 Err(error) => Err(error),
                 Ok(None) => Ok(claims),
-                Ok(Some((guard, principal, retain_until))) => {
-                    let (flow_id, round) = (claims.flow_id(), claims.round());
+                Ok(Some((guard, token))) => {
                     let consumed = match guard.as_async() {
-                        Some(guard) => {
-                            guard
-                                .consume(principal, flow_id, round, retain_until, now)
-                                .await
-                        }
-                        None => guard.consume(principal, flow_id, round, retain_until, now),
+                        Some(guard) => guard.consume(token, now).await,
+                        None => guard.consume(token, now),
                     };
                     consumed.map(|()| claims).map_err(StateError::from_replay)
                 }
@@ -624,23 +614,28 @@ impl StateCodec {
         opened
     }
 
-    /// What the replay guard records of a verified token: the guard, the
-    /// principal's key and how long the guard keeps the use; `None` without
-    /// a guard. Under a guard a missing principal key fails closed.
+    /// What the replay guard records of a verified token: the guard and the
+    /// token's use (its principal's key, flow, round, issue time, and how
+    /// long the guard keeps the use); `None` without a guard. Under a guard
+    /// a missing principal key fails closed.
     fn replay_entry<A>(
         &self,
         principal: Option<PrincipalKey>,
         claims: &Claims<A>,
-    ) -> Result<Option<(&dyn ReplayGuard, PrincipalKey, OffsetDateTime)>, StateError> {
+    ) -> Result<Option<(&dyn ReplayGuard, TokenUse)>, StateError> {
         let Some(guard) = &self.replay else {
             return Ok(None);
         };
         let principal = principal.ok_or_else(no_principal_key)?;
-        Ok(Some((
-            guard.as_ref(),
+        let token = TokenUse::new(
             principal,
+            claims.flow_id(),
+            claims.round(),
+            claims.issued_at(),
+            self.policy.skew(),
             self.retain_until(claims)?,
-        )))
+        );
+        Ok(Some((guard.as_ref(), token)))
     }
 
     /// Whether opening may block a thread on the replay guard's store: a

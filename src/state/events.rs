@@ -24,6 +24,11 @@
 //! forged, replayed...), `ERROR` for one the server caused (its replay guard
 //! failed, or it opened a token without a principal on a codec not built for
 //! anonymous use).
+//!
+//! With feature `redis`, the Redis guard emits two more `ERROR` events on
+//! this target, once each time it sees them, with the `server` it watches:
+//! `replay_guard_evicting` (Redis may evict: every state refused) and
+//! `replay_guard_lost` (Redis lost keys: states minted before refused).
 
 use crate::state::claims::FlowId;
 use crate::state::error::StateError;

@@ -52,6 +52,7 @@ pub use layout::Mode;
 pub use policy::Policy;
 pub use replay::{
     AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
+    TokenUse,
 };
 #[cfg(feature = "redis")]
 pub use replay::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};

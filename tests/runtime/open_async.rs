@@ -15,7 +15,7 @@ use std::sync::{Arc, LazyLock};
 use std::task::{Context, Poll, Waker};
 
 use mrtr_guard::runtime::{Opened, Opening};
-use mrtr_guard::state::{FlowId, PrincipalKey, ReplayError};
+use mrtr_guard::state::{ReplayError, TokenUse};
 use mrtr_guard::{Field, Flow, Form, MemoryReplayGuard, ReplayGuard, Round, RpcError, Stop};
 use mrtr_guard_test_support::{Harness, accept, asked, harness, harness_with, req};
 use serde_json::json;
@@ -37,16 +37,9 @@ struct Blocking {
 }
 
 impl ReplayGuard for Blocking {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
         self.consumed.fetch_add(1, Ordering::Relaxed);
-        ReplayGuard::consume(&self.inner, principal, flow_id, round, retain_until, now)
+        ReplayGuard::consume(&self.inner, token, now)
     }
 }
 

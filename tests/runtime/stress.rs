@@ -26,7 +26,7 @@ use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Instant;
 
 use mrtr_guard::runtime::FixedClock;
-use mrtr_guard::state::{FlowId, PrincipalKey, ReplayError};
+use mrtr_guard::state::{ReplayError, TokenUse};
 use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
 use mrtr_guard::{
     Call, Field, Form, KeyRing, MasterKey, MemoryReplayGuard, Method, ReplayGuard, Round, RoundEnd,
@@ -56,17 +56,8 @@ struct Counting {
 }
 
 impl ReplayGuard for Counting {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        expires_at: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
-        let result = self
-            .inner
-            .consume(principal, flow_id, round, expires_at, now);
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
+        let result = self.inner.consume(token, now);
         let counter = match &result {
             Ok(()) => &self.consumed,
             Err(ReplayError::Replayed) => &self.replayed,

@@ -20,7 +20,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use mrtr_guard::json::JsonDigest;
-use mrtr_guard::state::{Claims, FlowId, PrincipalKey, ProvenAnswer, ReplayError};
+use mrtr_guard::state::{Claims, FlowId, ProvenAnswer, ReplayError, TokenUse};
 use mrtr_guard::{
     Binding, KeyRing, MasterKey, MemoryReplayGuard, Method, Mode, Policy, ReplayGuard, RpcError,
     StateCodec, StateContents, StateError,
@@ -233,14 +233,7 @@ fn flow_of(mode: Mode, token: &str) -> (FlowId, u32) {
 struct DownGuard;
 
 impl ReplayGuard for DownGuard {
-    fn consume(
-        &self,
-        _: PrincipalKey,
-        _: FlowId,
-        _: u32,
-        _: OffsetDateTime,
-        _: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
+    fn consume(&self, _: TokenUse, _: OffsetDateTime) -> Result<(), ReplayError> {
         Err(ReplayError::Unavailable(
             "the store did not answer".to_owned(),
         ))

@@ -16,7 +16,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 
-use time::OffsetDateTime;
+use time::{Duration, OffsetDateTime};
 
 use crate::state::claims::FlowId;
 use crate::state::replay::error::ReplayError;
@@ -30,19 +30,23 @@ use crate::state::replay::principal::PrincipalKey;
 /// cannot tell (its store is down or full), it must fail closed with an
 /// error, never accept.
 ///
-/// The codec passes `retain_until`, the token's expiry plus its policy's
+/// The codec describes the token in a [`TokenUse`]: its `retain_until` is
+/// the token's expiry plus its policy's
 /// [`skew`](crate::state::Policy::skew): an instance whose clock runs up to
 /// the skew behind the one that consumed the token still opens it until
-/// then, so the entry must live at least that long.
+/// then, so the entry must live at least that long. A guard that may have
+/// lost entries (its store restarted empty) refuses every token that can
+/// have been minted before the loss ([`TokenUse::minted_after`]): one of
+/// them may have been consumed already.
 pub trait ReplayGuard: Send + Sync + fmt::Debug {
-    /// Marks (flow id, round) as used by `principal` until `retain_until`,
-    /// after which no instance within the skew opens the token and the entry
-    /// may be forgotten. `now` is the caller's clock, which may differ from
-    /// other callers' and may step backwards.
+    /// Marks the token's (flow id, round) as used by its principal until
+    /// its `retain_until`, after which no instance within the skew opens
+    /// the token and the entry may be forgotten. `now` is the caller's
+    /// clock, which may differ from other callers' and may step backwards.
     ///
     /// A guard that bounds each principal's share of it
     /// ([`MemoryReplayGuard::principal_share`](crate::state::MemoryReplayGuard::principal_share))
-    /// counts the entry against `principal`; one that does not ignores it.
+    /// counts the entry against the principal; one that does not ignores it.
     ///
     /// # Errors
     ///
@@ -50,14 +54,7 @@ pub trait ReplayGuard: Send + Sync + fmt::Debug {
     /// [`ReplayError::Full`] or [`ReplayError::Unavailable`] when the guard
     /// cannot record it; [`ReplayError::ShareExceeded`] when `principal`
     /// holds its whole share.
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError>;
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError>;
 
     /// The guard's non-blocking face, when it has one. The default, `None`,
     /// says that `consume` may block on I/O: async callers then run it off
@@ -83,12 +80,60 @@ pub trait AsyncReplayGuard: Send + Sync + fmt::Debug {
     /// # Errors
     ///
     /// The future resolves to the errors of [`ReplayGuard::consume`].
-    fn consume(
-        &self,
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> ConsumeFuture<'_>;
+}
+
+/// The token a replay guard is asked to consume: what it records, and what
+/// it may check before it vouches for the token.
+///
+/// Built by the codec from a token whose tag, binding, times and round
+/// checked out. Fields may be added; a guard reads the ones it needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TokenUse {
+    /// Whom the guard counts the entry against (never the principal itself).
+    pub principal: PrincipalKey,
+    /// The token's flow.
+    pub flow_id: FlowId,
+    /// The token's round.
+    pub round: u32,
+    /// When the token was minted, by the minting instance's clock (whole
+    /// seconds, rounded down): its [`issued_at`](crate::state::Claims::issued_at).
+    pub issued_at: OffsetDateTime,
+    /// The policy's [`skew`](crate::state::Policy::skew): how far the
+    /// minting instance's clock may run from the caller's.
+    pub skew: Duration,
+    /// Until when the entry must be kept: the token's expiry plus the skew.
+    pub retain_until: OffsetDateTime,
+}
+
+impl TokenUse {
+    /// Describes a token to consume (see the fields).
+    pub fn new(
         principal: PrincipalKey,
         flow_id: FlowId,
         round: u32,
+        issued_at: OffsetDateTime,
+        skew: Duration,
         retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> ConsumeFuture<'_>;
+    ) -> Self {
+        Self {
+            principal,
+            flow_id,
+            round,
+            issued_at,
+            skew,
+            retain_until,
+        }
+    }
+
+    /// The earliest time, by the caller's clock, at which the token can
+    /// have been minted: its issue time less the skew (the minting
+    /// instance's clock may have run that far ahead). A guard that lost its
+    /// entries at time `t` vouches only for tokens minted after `t`.
+    pub fn minted_after(&self) -> OffsetDateTime {
+        self.issued_at
+            .checked_sub(self.skew)
+            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+    }
 }

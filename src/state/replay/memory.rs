@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 
 use crate::state::claims::FlowId;
 use crate::state::replay::error::ReplayError;
-use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard};
+use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 use crate::state::replay::principal::PrincipalKey;
 
 /// A bounded replay guard for one process.
@@ -194,15 +194,17 @@ impl Entries {
     }
 }
 
+/// The guard lives and dies with its process, and with it every token it
+/// could have vouched for: it never loses an entry, so it reads no issue time.
 impl ReplayGuard for MemoryReplayGuard {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
+        let TokenUse {
+            principal,
+            flow_id,
+            round,
+            retain_until,
+            ..
+        } = token;
         let retention = retain_until.unix_timestamp();
         let mut entries = self.lock();
         entries.sweep(now.unix_timestamp());
@@ -239,15 +241,8 @@ impl ReplayGuard for MemoryReplayGuard {
 
 /// The memory guard never waits on I/O: its async face answers at once.
 impl AsyncReplayGuard for MemoryReplayGuard {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> ConsumeFuture<'_> {
-        let result = ReplayGuard::consume(self, principal, flow_id, round, retain_until, now);
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> ConsumeFuture<'_> {
+        let result = ReplayGuard::consume(self, token, now);
         Box::pin(std::future::ready(result))
     }
 }
@@ -264,11 +259,28 @@ mod tests {
     use super::MemoryReplayGuard;
     use crate::state::claims::FlowId;
     use crate::state::replay::error::ReplayError;
-    use crate::state::replay::guard::ReplayGuard;
+    use crate::state::replay::guard::{ReplayGuard, TokenUse};
     use crate::state::replay::principal::PrincipalKey;
 
     fn at(seconds: i64) -> OffsetDateTime {
         OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
+    }
+
+    /// The use of (flow id, round) by `principal`, kept until `retain_until`.
+    fn entry(
+        principal: PrincipalKey,
+        flow: FlowId,
+        round: u32,
+        retain_until: OffsetDateTime,
+    ) -> TokenUse {
+        TokenUse::new(
+            principal,
+            flow,
+            round,
+            at(0),
+            time::Duration::ZERO,
+            retain_until,
+        )
     }
 
     /// The principal of the tests that are not about shares.
@@ -280,14 +292,23 @@ mod tests {
     fn each_pair_is_consumed_once() {
         let guard = MemoryReplayGuard::new(10);
         let flow = FlowId::from_bytes([1; 16]);
-        assert_eq!(guard.consume(anyone(), flow, 1, at(600), at(0)), Ok(()));
         assert_eq!(
-            guard.consume(anyone(), flow, 1, at(600), at(1)),
+            guard.consume(entry(anyone(), flow, 1, at(600)), at(0)),
+            Ok(())
+        );
+        assert_eq!(
+            guard.consume(entry(anyone(), flow, 1, at(600)), at(1)),
             Err(ReplayError::Replayed)
         );
-        assert_eq!(guard.consume(anyone(), flow, 2, at(600), at(1)), Ok(()));
         assert_eq!(
-            guard.consume(anyone(), FlowId::from_bytes([2; 16]), 1, at(600), at(1)),
+            guard.consume(entry(anyone(), flow, 2, at(600)), at(1)),
+            Ok(())
+        );
+        assert_eq!(
+            guard.consume(
+                entry(anyone(), FlowId::from_bytes([2; 16]), 1, at(600)),
+                at(1)
+            ),
             Ok(())
         );
         assert_eq!(guard.len(), 3);
@@ -298,15 +319,24 @@ mod tests {
         let guard = MemoryReplayGuard::new(2);
         for n in 0..2u8 {
             assert_eq!(
-                guard.consume(anyone(), FlowId::from_bytes([n; 16]), 1, at(600), at(0)),
+                guard.consume(
+                    entry(anyone(), FlowId::from_bytes([n; 16]), 1, at(600)),
+                    at(0)
+                ),
                 Ok(())
             );
         }
-        let third = guard.consume(anyone(), FlowId::from_bytes([9; 16]), 1, at(600), at(0));
+        let third = guard.consume(
+            entry(anyone(), FlowId::from_bytes([9; 16]), 1, at(600)),
+            at(0),
+        );
         assert_eq!(third, Err(ReplayError::Full { capacity: 2 }));
         // The live entries still refuse their replays.
         assert_eq!(
-            guard.consume(anyone(), FlowId::from_bytes([0; 16]), 1, at(600), at(0)),
+            guard.consume(
+                entry(anyone(), FlowId::from_bytes([0; 16]), 1, at(600)),
+                at(0)
+            ),
             Err(ReplayError::Replayed)
         );
     }
@@ -315,17 +345,26 @@ mod tests {
     fn entries_past_their_retention_make_room() {
         let guard = MemoryReplayGuard::new(1);
         assert_eq!(
-            guard.consume(anyone(), FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
+            guard.consume(
+                entry(anyone(), FlowId::from_bytes([0; 16]), 1, at(10)),
+                at(0)
+            ),
             Ok(())
         );
         assert!(
             guard
-                .consume(anyone(), FlowId::from_bytes([1; 16]), 1, at(20), at(9))
+                .consume(
+                    entry(anyone(), FlowId::from_bytes([1; 16]), 1, at(20)),
+                    at(9)
+                )
                 .is_err()
         );
         // At its retention the first entry is swept and the new one fits.
         assert_eq!(
-            guard.consume(anyone(), FlowId::from_bytes([1; 16]), 1, at(20), at(10)),
+            guard.consume(
+                entry(anyone(), FlowId::from_bytes([1; 16]), 1, at(20)),
+                at(10)
+            ),
             Ok(())
         );
         assert_eq!(guard.len(), 1);
@@ -335,21 +374,30 @@ mod tests {
     fn an_earlier_clock_neither_sweeps_nor_reopens() {
         let guard = MemoryReplayGuard::new(10);
         let flow = FlowId::from_bytes([1; 16]);
-        assert_eq!(guard.consume(anyone(), flow, 1, at(100), at(0)), Ok(()));
+        assert_eq!(
+            guard.consume(entry(anyone(), flow, 1, at(100)), at(0)),
+            Ok(())
+        );
         // A later clock moves the high-water mark to +50; an earlier one
         // afterwards does not move it back.
         let other = FlowId::from_bytes([2; 16]);
-        assert_eq!(guard.consume(anyone(), other, 1, at(200), at(50)), Ok(()));
         assert_eq!(
-            guard.consume(anyone(), flow, 1, at(100), at(1)),
+            guard.consume(entry(anyone(), other, 1, at(200)), at(50)),
+            Ok(())
+        );
+        assert_eq!(
+            guard.consume(entry(anyone(), flow, 1, at(100)), at(1)),
             Err(ReplayError::Replayed)
         );
         // Swept at +100 by the latest clock, the pair stays refused for an
         // earlier clock: its retention has passed.
-        assert_eq!(guard.consume(anyone(), other, 2, at(300), at(100)), Ok(()));
+        assert_eq!(
+            guard.consume(entry(anyone(), other, 2, at(300)), at(100)),
+            Ok(())
+        );
         assert_eq!(guard.len(), 2, "the first entry was swept");
         assert_eq!(
-            guard.consume(anyone(), flow, 1, at(100), at(2)),
+            guard.consume(entry(anyone(), flow, 1, at(100)), at(2)),
             Err(ReplayError::Replayed)
         );
         assert_eq!(guard.len(), 2, "and not inserted again");
@@ -363,27 +411,33 @@ mod tests {
             PrincipalKey::from_bytes([2; 16]),
         );
         let flow = |n: u8| FlowId::from_bytes([n; 16]);
-        assert_eq!(guard.consume(ada, flow(1), 1, at(10), at(0)), Ok(()));
-        assert_eq!(guard.consume(ada, flow(2), 1, at(20), at(0)), Ok(()));
+        assert_eq!(guard.consume(entry(ada, flow(1), 1, at(10)), at(0)), Ok(()));
+        assert_eq!(guard.consume(entry(ada, flow(2), 1, at(20)), at(0)), Ok(()));
         assert_eq!(
-            guard.consume(ada, flow(3), 1, at(20), at(0)),
+            guard.consume(entry(ada, flow(3), 1, at(20)), at(0)),
             Err(ReplayError::ShareExceeded { share: 2 })
         );
         assert_eq!(
-            guard.consume(ada, flow(1), 1, at(10), at(0)),
+            guard.consume(entry(ada, flow(1), 1, at(10)), at(0)),
             Err(ReplayError::Replayed),
             "a replay is reported as one"
         );
-        assert_eq!(guard.consume(bob, flow(3), 1, at(20), at(0)), Ok(()));
+        assert_eq!(guard.consume(entry(bob, flow(3), 1, at(20)), at(0)), Ok(()));
         assert_eq!((guard.len(), guard.principals()), (3, 2));
         // At +10 ada's first entry is swept, and with it one of its share.
-        assert_eq!(guard.consume(ada, flow(4), 1, at(30), at(10)), Ok(()));
         assert_eq!(
-            guard.consume(ada, flow(5), 1, at(30), at(10)),
+            guard.consume(entry(ada, flow(4), 1, at(30)), at(10)),
+            Ok(())
+        );
+        assert_eq!(
+            guard.consume(entry(ada, flow(5), 1, at(30)), at(10)),
             Err(ReplayError::ShareExceeded { share: 2 })
         );
         // All swept: only the new entry's principal is left.
-        assert_eq!(guard.consume(anyone(), flow(6), 1, at(100), at(40)), Ok(()));
+        assert_eq!(
+            guard.consume(entry(anyone(), flow(6), 1, at(100)), at(40)),
+            Ok(())
+        );
         assert_eq!((guard.len(), guard.principals()), (1, 1));
     }
 
@@ -400,7 +454,10 @@ mod tests {
         let guard = MemoryReplayGuard::new(0);
         assert!(guard.is_empty());
         assert_eq!(
-            guard.consume(anyone(), FlowId::from_bytes([0; 16]), 1, at(10), at(0)),
+            guard.consume(
+                entry(anyone(), FlowId::from_bytes([0; 16]), 1, at(10)),
+                at(0)
+            ),
             Err(ReplayError::Full { capacity: 0 })
         );
     }

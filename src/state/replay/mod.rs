@@ -4,7 +4,8 @@
 //! rounds must not run twice (a payment, a one-time redemption) gives its codec
 //! a [`ReplayGuard`].
 //!
-//! The files: `guard` (the contract: [`ReplayGuard`] and its async face),
+//! The files: `guard` (the contract: [`ReplayGuard`], its async face and
+//! the [`TokenUse`] they consume),
 //! `error` ([`ReplayError`]), `principal` (the [`PrincipalKey`] a guard counts
 //! shares by), then one implementation each: `memory`
 //! ([`MemoryReplayGuard`], one process) and `redis/` (`RedisReplayGuard`,
@@ -20,6 +21,6 @@ mod redis;
 #[cfg(feature = "redis")]
 pub use self::redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 pub use error::ReplayError;
-pub use guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard};
+pub use guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 pub use memory::MemoryReplayGuard;
 pub use principal::PrincipalKey;

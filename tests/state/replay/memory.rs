@@ -16,7 +16,7 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
-use mrtr_guard::state::{FlowId, PrincipalKey, ReplayError};
+use mrtr_guard::state::{PrincipalKey, ReplayError, TokenUse};
 use mrtr_guard::{
     Binding, MasterKey, MemoryReplayGuard, Method, Policy, ReplayGuard, StateCodec, StateContents,
     StateError,
@@ -99,20 +99,12 @@ struct PausingGuard {
 }
 
 impl ReplayGuard for PausingGuard {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
         if now == self.pause_at {
             self.reached.lock().unwrap().send(()).unwrap();
             self.resume.lock().unwrap().recv().unwrap();
         }
-        self.inner
-            .consume(principal, flow_id, round, retain_until, now)
+        self.inner.consume(token, now)
     }
 }
 
@@ -234,7 +226,8 @@ fn the_share_is_configurable_and_counted_on_both_faces() {
         .unwrap()
         .flow_id();
     let other = PrincipalKey::from_bytes([7; 16]);
-    assert_eq!(guard.consume(other, flow, 1, at(600), at(1)), Ok(()));
+    let token = TokenUse::new(other, flow, 1, at(0), time::Duration::ZERO, at(600));
+    assert_eq!(guard.consume(token, at(1)), Ok(()));
     assert_eq!(guard.len(), 3);
 }
 

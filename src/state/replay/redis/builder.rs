@@ -1,7 +1,7 @@
 //! Settings for a Redis guard, checked before it connects.
 
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::Duration;
 
 use redis::{Client, ConnectionAddr, IntoConnectionInfo, TlsCertificates};
@@ -11,6 +11,7 @@ use rustls::pki_types::pem::PemObject;
 use crate::state::replay::redis::connection::{Connector, lock};
 use crate::state::replay::redis::error::{ConnectError, RedisConfigError};
 use crate::state::replay::redis::guard::{Inner, RedisReplayGuard, Slot};
+use crate::state::replay::redis::watch::Watch;
 
 impl RedisReplayGuard {
     /// Starts building a guard on the Redis at `url`
@@ -33,6 +34,7 @@ pub struct RedisGuardBuilder {
     share: Option<usize>,
     wait: Option<(u32, Duration)>,
     check_policy: bool,
+    watch_interval: Duration,
 }
 
 impl RedisGuardBuilder {
@@ -47,6 +49,7 @@ impl RedisGuardBuilder {
             share: None,
             wait: None,
             check_policy: true,
+            watch_interval: RedisReplayGuard::DEFAULT_WATCH_INTERVAL,
         }
     }
 
@@ -103,6 +106,16 @@ impl RedisGuardBuilder {
         self
     }
 
+    /// Sets how often the guard looks at Redis between connections
+    /// (default 1 s): its instances' `run_id` and its `maxmemory-policy`
+    /// (see [when Redis forgets](RedisReplayGuard#when-redis-forgets)). A
+    /// policy switched to evict, or an instance that lost its memory without
+    /// its connection closing, is seen within this time.
+    pub fn watch_interval(mut self, interval: Duration) -> Self {
+        self.watch_interval = interval;
+        self
+    }
+
     /// Skips the eviction-policy check (`CONFIG GET maxmemory-policy`),
     /// for a managed service that forbids `CONFIG`: set its eviction policy
     /// to `noeviction` in the service's own settings first. If Redis does
@@ -127,10 +140,14 @@ impl RedisGuardBuilder {
     /// [`RedisConfigError::CaWithoutTls`] for a CA with a URL without TLS;
     /// [`RedisConfigError::InvalidCaCertificate`] for a CA that holds no
     /// certificate or does not parse; [`RedisConfigError::ZeroTimeout`] for
-    /// a zero timeout (the `WAIT` timeout included).
+    /// a zero timeout (the `WAIT` timeout and the watch interval included).
     pub fn build(self) -> Result<RedisReplayGuard, RedisConfigError> {
         let wait_zero = self.wait.is_some_and(|(_, timeout)| timeout.is_zero());
-        if self.connect_timeout.is_zero() || self.command_timeout.is_zero() || wait_zero {
+        if self.connect_timeout.is_zero()
+            || self.command_timeout.is_zero()
+            || self.watch_interval.is_zero()
+            || wait_zero
+        {
             return Err(RedisConfigError::ZeroTimeout);
         }
         let info = self
@@ -174,6 +191,7 @@ impl RedisGuardBuilder {
                     connect_timeout: self.connect_timeout,
                     command_timeout: self.command_timeout,
                     check_policy: self.check_policy,
+                    watch: Watch::new(server.clone()),
                 },
                 server,
                 tls,
@@ -183,6 +201,8 @@ impl RedisGuardBuilder {
                 shared: Slot::default(),
                 sync_shared: Slot::default(),
                 background: OnceLock::new(),
+                watch_interval: self.watch_interval,
+                watching: Once::new(),
             }),
         })
     }
@@ -209,6 +229,7 @@ impl RedisGuardBuilder {
             .await
             .map_err(ConnectError::into_config)?;
         *lock(&inner.shared.conn) = Some(conn);
+        inner.watch();
         Ok(guard)
     }
 }
@@ -224,6 +245,7 @@ impl fmt::Debug for RedisGuardBuilder {
             .field("principal_share", &self.share)
             .field("wait_for_replicas", &self.wait)
             .field("checks_eviction_policy", &self.check_policy)
+            .field("watch_interval", &self.watch_interval)
             .finish_non_exhaustive()
     }
 }
@@ -325,6 +347,13 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
         assert_eq!(
             RedisReplayGuard::builder("redis://127.0.0.1:6379/")
                 .command_timeout(Duration::ZERO)
+                .build()
+                .err(),
+            Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .watch_interval(Duration::ZERO)
                 .build()
                 .err(),
             Some(RedisConfigError::ZeroTimeout)

@@ -1,9 +1,7 @@
 //! The guard's connection to Redis: one node's multiplexed connection or a
 //! cluster's, opened within the connect timeout, each command within the
-//! command timeout, and replaced after a failure; and the check that Redis
-//! must not evict (`maxmemory-policy` read on every master of a cluster,
-//! anything but `noeviction` refused), made on each new connection and by
-//! the health check.
+//! command timeout, and replaced after a failure; each new connection
+//! looked at (`watch`) before it is used.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -18,6 +16,8 @@ use redis::{
 
 use crate::state::replay::error::ReplayError;
 use crate::state::replay::redis::error::{ConnectError, timed_out, unavailable};
+use crate::state::replay::redis::watch::Watch;
+
 /// How the guard reaches Redis: the client, and the settings every
 /// connection is opened and every command run with.
 pub(super) struct Connector {
@@ -28,6 +28,8 @@ pub(super) struct Connector {
     pub(super) connect_timeout: Duration,
     pub(super) command_timeout: Duration,
     pub(super) check_policy: bool,
+    /// What the connections have seen of Redis: its instances, its policy.
+    pub(super) watch: Watch,
 }
 
 impl Connector {
@@ -42,7 +44,8 @@ impl Connector {
     }
 
     /// Opens a connection, finds out whether the node is in a cluster, and
-    /// checks the eviction policy: all within the connect timeout.
+    /// looks at Redis (`watch`: its instances, its eviction policy): all
+    /// within the connect timeout.
     pub(super) async fn open(&self) -> Result<Conn, ConnectError> {
         let opening = async {
             // The response timeout is ours: `run` bounds each command and
@@ -74,15 +77,7 @@ impl Connector {
             } else {
                 Conn::Single(single)
             };
-            if self.check_policy {
-                match conn.eviction_policies().await {
-                    Ok(policies) => evicting(&policies)?,
-                    Err(error) if error.code().is_some() => {
-                        return Err(ConnectError::PolicyUnreadable);
-                    }
-                    Err(error) => return Err(ConnectError::Redis(unavailable(&error))),
-                }
-            }
+            self.observe(&mut conn).await?;
             Ok(conn)
         };
         tokio::time::timeout(self.connect_timeout, opening)
@@ -108,18 +103,6 @@ impl Connector {
             .get_async_connection()
             .await
             .map_err(|error| ConnectError::Redis(unavailable(&error)))
-    }
-
-    /// `work` within the command timeout.
-    async fn bounded<T>(
-        &self,
-        work: impl Future<Output = Result<T, RedisError>>,
-    ) -> Result<T, ReplayError> {
-        match tokio::time::timeout(self.command_timeout, work).await {
-            Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(unavailable(&error)),
-            Err(_) => Err(timed_out()),
-        }
     }
 
     /// Runs `command` on the slot's connection: once more on a new one when
@@ -175,18 +158,11 @@ impl Connector {
             .await
     }
 
+    /// `PING`, then a look at Redis as the watcher takes one.
     pub(super) async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
         let ping = redis::cmd("PING");
         self.send(slot, &ping).await?;
-        if self.check_policy {
-            let mut conn = self.connection(slot).await?;
-            let policies = self
-                .bounded(conn.eviction_policies())
-                .await
-                .inspect_err(|_| forget(slot))?;
-            evicting(&policies).map_err(ConnectError::into_replay)?;
-        }
-        Ok(())
+        self.look(slot).await
     }
 }
 
@@ -206,11 +182,9 @@ impl Conn {
         .and_then(Value::extract_error)
     }
 
-    /// `CONFIG GET maxmemory-policy`, on every master of a cluster: the
-    /// policies found.
-    async fn eviction_policies(&mut self) -> Result<Vec<String>, RedisError> {
-        let mut command = redis::cmd("CONFIG");
-        command.arg("GET").arg("maxmemory-policy");
+    /// `command` on the node, or on every master of a cluster: each one's
+    /// reply.
+    pub(super) async fn on_masters(&mut self, command: Cmd) -> Result<Vec<Value>, RedisError> {
         let reply = match self {
             Self::Single(conn) => conn.req_packed_command(&command).await?,
             Self::Cluster(conn) => {
@@ -222,16 +196,24 @@ impl Conn {
             }
         }
         .extract_error()?;
-        let replies = match (&*self, reply) {
+        Ok(match (&*self, reply) {
             (Self::Cluster(_), Value::Map(nodes)) => nodes.into_iter().map(|(_, v)| v).collect(),
             (_, reply) => vec![reply],
-        };
+        })
+    }
+
+    /// `CONFIG GET maxmemory-policy`, on every master of a cluster: the
+    /// policies found.
+    pub(super) async fn eviction_policies(&mut self) -> Result<Vec<String>, RedisError> {
+        let mut command = redis::cmd("CONFIG");
+        command.arg("GET").arg("maxmemory-policy");
+        let replies = self.on_masters(command).await?;
         Ok(replies.iter().map(policy_of).collect())
     }
 }
 
 /// An error unless every policy is `noeviction`.
-fn evicting(policies: &[String]) -> Result<(), ConnectError> {
+pub(super) fn evicting(policies: &[String]) -> Result<(), ConnectError> {
     if policies.is_empty() {
         return Err(ConnectError::PolicyUnreadable);
     }

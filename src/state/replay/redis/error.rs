@@ -65,6 +65,7 @@ impl fmt::Display for RedisConfigError {
 impl std::error::Error for RedisConfigError {}
 
 /// Why a new connection is not used.
+#[derive(Clone)]
 pub(super) enum ConnectError {
     Redis(ReplayError),
     /// Redis may evict: its policy (a plain word, or `unknown`).

@@ -15,14 +15,14 @@
 
 use std::fmt;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, Once, OnceLock};
 use std::time::Duration;
 
 use time::OffsetDateTime;
 
 use crate::state::claims::FlowId;
 use crate::state::replay::error::ReplayError;
-use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard};
+use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 use crate::state::replay::principal::PrincipalKey;
 use crate::state::replay::redis::commit;
 use crate::state::replay::redis::connection::{Conn, Connector};
@@ -45,16 +45,54 @@ use crate::state::replay::redis::share;
 /// under memory pressure (any `maxmemory-policy` but `noeviction`: the
 /// `allkeys-*` policies, and every `volatile-*` one, since every key here has a
 /// TTL) drops the keys nobody reads first, these, and a consumed round opens
-/// again, silently. So each new connection, and every
-/// [`health_check`](Self::health_check), reads `CONFIG GET maxmemory-policy` (on
-/// every master of a cluster), and anything but `noeviction` is an error naming
-/// the policy and what to set. A managed service that forbids `CONFIG` makes
+/// again, silently. So each new connection, every
+/// [`health_check`](Self::health_check), and the guard's watcher every
+/// [`watch_interval`](crate::state::RedisGuardBuilder::watch_interval) read
+/// `CONFIG GET maxmemory-policy` (on every master of a cluster), and anything
+/// but `noeviction` is an error naming the policy and what to set: at start-up
+/// the guard does not start, and while it serves, every call fails closed
+/// until the policy is `noeviction` again (and the interval counts as a loss,
+/// below). A managed service that forbids `CONFIG` makes
 /// that an error too: set the service's eviction policy to `noeviction` in its
 /// console, then build with
 /// [`allow_replay_if_redis_evicts`](crate::state::RedisGuardBuilder::allow_replay_if_redis_evicts),
 /// whose name says what a wrong setting there costs. A full `noeviction` Redis
 /// answers `OOM`: the guard then refuses tokens (fails closed), it never accepts
 /// one unrecorded.
+///
+/// # When Redis forgets
+///
+/// A Redis restarted without persistence, or a replica promoted on failover
+/// that lacked writes, no longer holds the keys it was given, and would let
+/// every round consumed before open once more. Every process of Redis has
+/// its own `run_id`: the guard reads it (`INFO server`, on every master of a
+/// cluster) on each new connection, in the health check and every watch
+/// interval, and a `run_id` it has not seen before is a loss, as is an
+/// evicting policy once it is back to `noeviction`. A restart counts even
+/// with persistence on: the guard cannot tell what it kept (an AOF with
+/// `appendfsync everysec` loses up to a second). From the moment the
+/// guard sees a loss it refuses every token that can have been minted before
+/// it, the policy's skew included
+/// ([`TokenUse::minted_after`](crate::state::TokenUse::minted_after)), with
+/// [`ReplayError::Unavailable`]; tokens minted after it are recorded as
+/// ever. A restart closes the connection, so the next call reconnects and
+/// sees it before it is answered; a loss the connection survives (a cluster
+/// client's own reconnect, an evicting policy) is seen within the watch
+/// interval.
+///
+/// <div class="warning">What it costs the users: every flow begun before
+/// the loss starts over, its next round refused, and so does a flow begun
+/// within the policy's skew after it (60 s by default). The guard sees only
+/// the losses that happen while it runs: not a Redis that restarted before
+/// the guard first connected, nor one that refuses <code>INFO</code>.
+/// Persistence (and <code>wait_for_replicas</code>) keep the keys; the watch
+/// keeps the guard from vouching for keys Redis may have lost.</div>
+///
+/// Each watcher is a task on the guard's own one-thread runtime, the one
+/// its sync face runs on, started by its first call (or by `connect`), and
+/// ends with the guard. With feature `tracing`, an evicting policy and a
+/// loss each emit one `ERROR` event, target `mrtr_guard::state`, when the
+/// guard first sees them (`replay_guard_evicting`, `replay_guard_lost`).
 ///
 /// # Failing closed
 ///
@@ -144,8 +182,12 @@ pub(super) struct Inner {
     pub(super) shared: Slot,
     /// The connection of the sync face, made on `background`.
     pub(super) sync_shared: Slot,
-    /// The runtime the sync face runs on, made on its first call.
+    /// The runtime the sync face and the watcher run on, made on first use.
     pub(super) background: OnceLock<Option<tokio::runtime::Runtime>>,
+    /// How often the watcher looks at Redis.
+    pub(super) watch_interval: Duration,
+    /// The watcher was started.
+    pub(super) watching: Once,
 }
 
 /// Which of the guard's two connections a call uses.
@@ -189,6 +231,9 @@ impl RedisReplayGuard {
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
     /// The default time allowed for one command's request and answer: 500 ms.
     pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+    /// How often the guard looks at Redis by default, between connections:
+    /// 1 s.
+    pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_secs(1);
 
     /// The Redis key that records (flow id, round): the prefix, the flow id
     /// in lowercase hex, `:`, the round in decimal, for example
@@ -212,13 +257,16 @@ impl RedisReplayGuard {
 
     /// Checks that Redis answers and does not evict (`PING`, then
     /// `CONFIG GET maxmemory-policy` unless the builder opted out), with the
-    /// guard's timeouts: for a readiness or health probe.
+    /// guard's timeouts, and looks at Redis as the watcher does (a loss it
+    /// finds is recorded; see [Redis forgets](#when-redis-forgets)): for a
+    /// readiness or health probe.
     ///
     /// # Errors
     ///
     /// [`ReplayError::Unavailable`] when it does not, naming why.
     pub async fn health_check(&self) -> Result<(), ReplayError> {
         let inner = &self.inner;
+        inner.watch();
         inner.connector.health_check(&inner.shared.conn).await
     }
 
@@ -229,6 +277,7 @@ impl RedisReplayGuard {
     ///
     /// As [`health_check`](Self::health_check).
     pub fn ping(&self) -> Result<(), ReplayError> {
+        self.inner.watch();
         let inner = Arc::clone(&self.inner);
         self.inner
             .run_sync(async move { inner.connector.health_check(&inner.sync_shared.conn).await })
@@ -236,18 +285,27 @@ impl RedisReplayGuard {
 }
 
 impl Inner {
-    /// Records (flow id, round) as used by `principal` on `face`'s
-    /// connection: the principal's share first, when the guard has one,
-    /// then the `SET` in the connection's next batch.
+    /// Records the token's (flow id, round) as used by its principal on
+    /// `face`'s connection: the principal's share first, when the guard has
+    /// one, then the `SET` in the connection's next batch. Refused, before
+    /// and after, when the watch no longer vouches for the token (a loss
+    /// seen while the `SET` was on its way, on a new connection, counts).
     async fn record(
         self: &Arc<Self>,
         face: Face,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
+        token: TokenUse,
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
+        self.watch();
+        let watch = &self.connector.watch;
+        watch.admits(&token)?;
+        let TokenUse {
+            principal,
+            flow_id,
+            round,
+            retain_until,
+            ..
+        } = token;
         let key = format!("{}{flow_id}:{round}", self.prefix);
         let ttl_ms = time_to_live_ms(retain_until, now);
         if let Some(share) = self.share {
@@ -262,7 +320,8 @@ impl Inner {
             let reply = self.connector.send(&self.slot(face).conn, &script).await?;
             share::admitted(&reply, share)?;
         }
-        commit::set(Committing(Arc::clone(self), face), key, ttl_ms).await
+        commit::set(Committing(Arc::clone(self), face), key, ttl_ms).await?;
+        watch.admits(&token)
     }
 
     pub(super) fn slot(&self, face: Face) -> &Slot {
@@ -272,14 +331,9 @@ impl Inner {
         }
     }
 
-    /// Runs `work` on the guard's own runtime and waits for it on this
-    /// thread, up to the connect and command timeouts (and a margin).
-    pub(super) fn run_sync<T: Send + 'static>(
-        &self,
-        work: impl Future<Output = Result<T, ReplayError>> + Send + 'static,
-    ) -> Result<T, ReplayError> {
-        let runtime = self
-            .background
+    /// The guard's own runtime (one thread), started on first use.
+    pub(super) fn runtime(&self) -> Result<&tokio::runtime::Runtime, ReplayError> {
+        self.background
             .get_or_init(|| {
                 tokio::runtime::Builder::new_multi_thread()
                     .worker_threads(1)
@@ -291,7 +345,16 @@ impl Inner {
             .as_ref()
             .ok_or_else(|| {
                 ReplayError::Unavailable("could not start the redis guard's runtime".to_owned())
-            })?;
+            })
+    }
+
+    /// Runs `work` on the guard's own runtime and waits for it on this
+    /// thread, up to the connect and command timeouts (and a margin).
+    pub(super) fn run_sync<T: Send + 'static>(
+        &self,
+        work: impl Future<Output = Result<T, ReplayError>> + Send + 'static,
+    ) -> Result<T, ReplayError> {
+        let runtime = self.runtime()?;
         let (sender, receiver) = mpsc::sync_channel(1);
         runtime.spawn(async move {
             let _ = sender.send(work.await);
@@ -323,20 +386,10 @@ impl Drop for Inner {
 /// On the guard's own runtime, with a connection of its own: the sync face
 /// blocks the calling thread (up to the timeouts).
 impl ReplayGuard for RedisReplayGuard {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> Result<(), ReplayError> {
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
         let inner = Arc::clone(&self.inner);
-        self.inner.run_sync(async move {
-            inner
-                .record(Face::Sync, principal, flow_id, round, retain_until, now)
-                .await
-        })
+        self.inner
+            .run_sync(async move { inner.record(Face::Sync, token, now).await })
     }
 
     fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
@@ -346,19 +399,8 @@ impl ReplayGuard for RedisReplayGuard {
 
 /// On the caller's tokio runtime (the connection's driver runs there).
 impl AsyncReplayGuard for RedisReplayGuard {
-    fn consume(
-        &self,
-        principal: PrincipalKey,
-        flow_id: FlowId,
-        round: u32,
-        retain_until: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> ConsumeFuture<'_> {
-        Box::pin(async move {
-            self.inner
-                .record(Face::Async, principal, flow_id, round, retain_until, now)
-                .await
-        })
+    fn consume(&self, token: TokenUse, now: OffsetDateTime) -> ConsumeFuture<'_> {
+        Box::pin(async move { self.inner.record(Face::Async, token, now).await })
     }
 }
 
@@ -374,6 +416,7 @@ impl fmt::Debug for RedisReplayGuard {
             .field("principal_share", &inner.share)
             .field("wait_for_replicas", &inner.wait)
             .field("checks_eviction_policy", &inner.connector.check_policy)
+            .field("watch_interval", &inner.watch_interval)
             .finish_non_exhaustive()
     }
 }

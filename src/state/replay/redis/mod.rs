@@ -2,9 +2,12 @@
 //!
 //! The files, bottom-up: `error` ([`RedisConfigError`], and Redis failures
 //! told without their text), `commit` (the group commit: concurrent calls'
-//! keys gathered into batches), `connection` (opening, reusing and replacing
-//! a connection; the `maxmemory-policy` check), `batch` (one batch of `SET
-//! NX` and what its replies mean), `share` (a principal's share), `guard`
+//! keys gathered into batches), `watch` (what the guard has seen of Redis:
+//! its instances' `run_id`, its `maxmemory-policy`; what it no longer
+//! vouches for), `connection` (opening, reusing and replacing a
+//! connection), `watcher` (looking at Redis: on each new connection and
+//! every watch interval), `batch` (one batch of `SET NX` and what its
+//! replies mean), `share` (a principal's share), `guard`
 //! ([`RedisReplayGuard`] and its two faces), `builder` ([`RedisGuardBuilder`],
 //! which checks the settings and makes the guard).
 
@@ -15,6 +18,8 @@ mod connection;
 mod error;
 mod guard;
 mod share;
+mod watch;
+mod watcher;
 
 pub use builder::RedisGuardBuilder;
 pub use error::RedisConfigError;

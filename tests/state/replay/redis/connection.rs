@@ -19,7 +19,7 @@ use mrtr_guard::state::ReplayError;
 use mrtr_guard::{RedisReplayGuard, ReplayGuard, StateError};
 
 use crate::replay::redis::support::{
-    anyone, binding, guard, instance, minter, redis_url, token, unique_prefix, with_db,
+    binding, guard, instance, minter, redis_url, token, token_use, unique_prefix, with_db,
 };
 
 #[test]
@@ -82,7 +82,7 @@ fn credentials_and_database_come_from_the_url() {
     let flow = minter().open::<()>(&token(), &binding()).unwrap().flow_id();
     let now = time::OffsetDateTime::now_utc();
     let later = now + time::Duration::minutes(1);
-    assert_eq!(guard.consume(anyone(), flow, 1, later, now), Ok(()));
+    assert_eq!(guard.consume(token_use(flow, 1, later, now), now), Ok(()));
     let _: () = redis::cmd("SELECT").arg(4).query(&mut admin).unwrap();
     let exists: i64 = redis::cmd("EXISTS")
         .arg(guard.key(flow, 1))

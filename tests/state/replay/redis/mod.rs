@@ -5,8 +5,12 @@
 mod cluster;
 mod commit;
 mod connection;
+#[cfg(feature = "tracing")]
+mod events;
 mod eviction;
+mod losses;
 mod replicas;
+mod scripted;
 mod shares;
 mod single_use;
 mod support;

@@ -19,7 +19,7 @@ use mrtr_guard::{RedisReplayGuard, ReplayGuard, StateContents, StateError};
 use serde_json::Value;
 
 use crate::replay::redis::support::{
-    anyone, binding, guard, instance, minter, redis_url, runtime, token, unique_prefix,
+    binding, guard, instance, minter, redis_url, runtime, token, token_use, unique_prefix,
 };
 
 #[test]
@@ -145,21 +145,21 @@ fn a_key_that_expired_can_be_set_again_and_px_is_at_least_one_ms() {
     let now = time::OffsetDateTime::now_utc();
     // Expiry already reached: PX is clamped to 1 ms instead of erroring.
     assert_eq!(
-        guard.consume(anyone(), claims.flow_id(), 1, now, now),
+        guard.consume(token_use(claims.flow_id(), 1, now, now), now),
         Ok(())
     );
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(
-        guard.consume(anyone(), claims.flow_id(), 1, now, now),
+        guard.consume(token_use(claims.flow_id(), 1, now, now), now),
         Ok(())
     );
     let later = now + time::Duration::minutes(1);
     assert_eq!(
-        guard.consume(anyone(), claims.flow_id(), 2, later, now),
+        guard.consume(token_use(claims.flow_id(), 2, later, now), now),
         Ok(())
     );
     assert_eq!(
-        guard.consume(anyone(), claims.flow_id(), 2, later, now),
+        guard.consume(token_use(claims.flow_id(), 2, later, now), now),
         Err(ReplayError::Replayed)
     );
 }

@@ -27,10 +27,11 @@ use std::net::TcpListener;
 use std::sync::{Arc, Once};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mrtr_guard::state::PrincipalKey;
+use mrtr_guard::state::{FlowId, PrincipalKey, TokenUse};
 use mrtr_guard::{
     Binding, MasterKey, Method, RedisReplayGuard, ReplayGuard, StateCodec, StateContents,
 };
+use time::OffsetDateTime;
 
 pub(super) const URL_VAR: &str = "MRTR_GUARD_REDIS_URL";
 pub(super) const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
@@ -121,9 +122,16 @@ pub(super) fn binding() -> Binding<'static> {
     Binding::new("ada", Method::ToolsCall, "redeem_voucher", None)
 }
 
-/// The principal of a direct `consume` (no share is set: any will do).
-pub(super) fn anyone() -> PrincipalKey {
-    PrincipalKey::from_bytes([0; 16])
+/// A direct `consume`'s token: (flow id, round) minted at `now`, kept until
+/// `retain_until`, by any principal (no share is set: any will do).
+pub(super) fn token_use(
+    flow: FlowId,
+    round: u32,
+    retain_until: OffsetDateTime,
+    now: OffsetDateTime,
+) -> TokenUse {
+    let anyone = PrincipalKey::from_bytes([0; 16]);
+    TokenUse::new(anyone, flow, round, now, time::Duration::ZERO, retain_until)
 }
 
 /// An instance without a guard: mints, and opens to read the claims.
