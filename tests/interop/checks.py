@@ -2,14 +2,36 @@
 
 Each check prints "PASS <name>: <detail>" or "FAIL <name>: <why>" (what
 scripts/interop counts); `summary` prints the tally and gives the exit status.
+`no_sdk_complaints` is the last check of each client: the SDK logged nothing
+at WARNING or above over the run (a session close it took for a failure, an
+event it could not parse).
 """
 
 from __future__ import annotations
 
+import logging
 import traceback
 from typing import Awaitable, Callable
 
 results: list[tuple[str, bool, str]] = []
+
+
+class _Complaints(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.seen.append(f"{record.name}: {record.getMessage()}")
+
+
+_COMPLAINTS = _Complaints()
+logging.getLogger("mcp").addHandler(_COMPLAINTS)
+
+
+async def no_sdk_complaints() -> str:
+    expect(not _COMPLAINTS.seen, "; ".join(_COMPLAINTS.seen))
+    return "none"
 
 
 async def check(name: str, body: Callable[[], Awaitable[str]]) -> None:

@@ -1,9 +1,12 @@
-// The official TypeScript MCP SDK client of the previous revision
-// (@modelcontextprotocol/sdk@1.32.2, protocol 2025-11-25) against
-// examples/signup_server.
+// The official TypeScript MCP SDK client of a session revision against
+// examples/signup_server: @modelcontextprotocol/sdk@1.32.2 (protocol
+// 2025-11-25), and @1.22.0 (protocol 2025-06-18, which has no multi-select:
+// the server refuses the team form before asking it).
 //
 // Run by scripts/interop, which copies it next to its node_modules:
-//   node legacy_client.mjs http://127.0.0.1:PORT/mcp
+//   node legacy_client.mjs http://127.0.0.1:PORT/mcp [REVISION]
+// (REVISION: the protocol the client should negotiate; 2025-11-25 if not
+// given).
 //
 // This client knows no input_required: it initializes a session and answers
 // the server's elicitation/create requests while its tools/call waits; the
@@ -16,8 +19,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ElicitRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 
 const URL_ = process.argv[2] ?? "http://127.0.0.1:8080/mcp";
+const REVISION = process.argv[3] ?? "2025-11-25";
+// Revisions before 2025-11-25 have no multi-select.
+const MULTI_SELECT = REVISION >= "2025-11-25";
 let passed = 0;
 let failed = 0;
+// What the SDK reported as going wrong with the server's messages or the
+// session's close, over the whole run (e.g. an SSE event it cannot parse).
+const sdkErrors = [];
 
 async function call(tool, answer, run = { asked: [] }) {
   const capabilities = answer ? { elicitation: { form: {} } } : {};
@@ -32,12 +41,19 @@ async function call(tool, answer, run = { asked: [] }) {
   const transport = new StreamableHTTPClientTransport(new URL(URL_), {
     requestInit: { headers: { Authorization: "Bearer ada" } },
   });
+  // An AbortError is the client's own close aborting its GET stream, not
+  // anything the server sent.
+  client.onerror = (error) => {
+    const message = `${error?.message ?? error}`;
+    if (!message.includes("AbortError")) sdkErrors.push(`${tool}: ${message}`);
+  };
   await client.connect(transport);
   try {
     run.version = transport.protocolVersion;
     run.session = transport.sessionId;
     return await client.callTool({ name: tool, arguments: {} });
   } finally {
+    await transport.terminateSession().catch((error) => sdkErrors.push(`close: ${error?.message ?? error}`));
     await client.close();
   }
 }
@@ -82,7 +98,7 @@ function signupAnswers(plan, firstInvalid = false) {
 await check("ShipOrder accepted", async () => {
   const run = { asked: [] };
   const result = await call("ShipOrder", () => ({ action: "accept", content: { trackingNumber: "1Z999AA1" } }), run);
-  expect(run.version === "2025-11-25", `negotiated ${run.version}`);
+  expect(run.version === REVISION, `negotiated ${run.version}`);
   expect(typeof run.session === "string" && run.session.length > 0, "no Mcp-Session-Id");
   expect(!result.isError, `error result: ${JSON.stringify(result)}`);
   expect(textOf(result) === "Shipped as 1Z999AA1.", `got ${textOf(result)}`);
@@ -96,10 +112,26 @@ await check("ShipOrder declined", async () => {
   return textOf(result);
 });
 
-for (const [plan, expected, forms] of [
-  ["pro", "Account created for ada@example.com: Pro plan.", 2],
-  ["team", "Account created for ada@example.com: Team plan, 12 seats, roles: admin, member.", 3],
-]) {
+const paths = [["pro", "Account created for ada@example.com: Pro plan.", 2]];
+if (MULTI_SELECT) {
+  paths.push(["team", "Account created for ada@example.com: Team plan, 12 seats, roles: admin, member.", 3]);
+} else {
+  await check("signup team path refused before the form it cannot show", async () => {
+    const run = { asked: [] };
+    try {
+      const result = await call("signup", signupAnswers("team"), run);
+      throw new Error(`completed: ${JSON.stringify(result)}`);
+    } catch (error) {
+      if (!(error instanceof McpError)) throw error;
+      expect(error.code === -32603, `code ${error.code}`);
+      expect(error.data?.reason === "form_needs_newer_revision", `data ${JSON.stringify(error.data)}`);
+      expect(error.data?.field === "roles", `data ${JSON.stringify(error.data)}`);
+      expect(run.asked.length === 1, `${run.asked.length} forms asked: the team form was shown`);
+      return `${error.code} ${error.message}`;
+    }
+  });
+}
+for (const [plan, expected, forms] of paths) {
   await check(`signup ${plan} path`, async () => {
     const run = { asked: [] };
     const result = await call("signup", signupAnswers(plan), run);
@@ -150,5 +182,10 @@ await check("client without elicitation gets -32021", async () => {
   }
 });
 
-console.log(`typescript legacy client: ${passed} passed, ${failed} failed`);
+await check("no SDK error about the server's events or the session's close", async () => {
+  expect(sdkErrors.length === 0, sdkErrors.join("; "));
+  return "none";
+});
+
+console.log(`typescript legacy client (${REVISION}): ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

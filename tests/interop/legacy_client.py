@@ -22,7 +22,7 @@ from mcp import ClientSession, types
 from mcp.client.streamable_http import streamablehttp_client
 from mcp.shared.exceptions import McpError
 
-from checks import check, expect, summary
+from checks import check, expect, no_sdk_complaints, summary
 
 URL = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8080/mcp"
 
@@ -161,6 +161,7 @@ async def main() -> int:
     await check("signup invalid answer re-asked", signup_invalid_reasked)
     await check("answers that keep failing end with a tool error", answers_that_keep_failing)
     await check("client without elicitation gets -32021", no_elicitation_capability)
+    await check("no SDK warning about the server's events or the session's close", no_sdk_complaints)
     return summary("python legacy client")
 
 

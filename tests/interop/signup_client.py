@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from checks import check, expect, summary
+from checks import check, expect, no_sdk_complaints, summary
 
 URL = sys.argv[1] if len(sys.argv) > 1 else "http://127.0.0.1:8080/mcp"
 
@@ -196,6 +196,7 @@ async def main() -> int:
     await check("requestState replayed under another user refused", state_under_another_user)
     await check("answer violating the schema re-asked", answer_violating_schema)
     await check("answers that keep failing end with a tool error", answers_that_keep_failing)
+    await check("no SDK warning about the server's events or the session's close", no_sdk_complaints)
     return summary("python client")
 
 
