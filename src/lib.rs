@@ -103,7 +103,8 @@
 //! # Operations
 //!
 //! Feature `redis` adds `RedisReplayGuard`, single use across the instances of
-//! a server through one Redis or a Redis Cluster (TLS with `rediss://`), async,
+//! a server through one Redis or a Redis Cluster (TLS with `rediss://`:
+//! feature `redis-tls`, which adds rustls to feature `redis`), async,
 //! failing closed, and refusing a Redis that may evict.
 //! Feature `cli` builds `mrtr-guard`, the operator's tool (its arguments
 //! parsed by `clap`; `mrtr-guard help` shows the usage): `keygen`, `inspect` (a token's

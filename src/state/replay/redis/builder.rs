@@ -4,8 +4,14 @@ use std::fmt;
 use std::sync::{Arc, Once, OnceLock};
 use std::time::Duration;
 
-use redis::{Client, ConnectionAddr, IntoConnectionInfo, TlsCertificates};
+#[cfg(feature = "redis-tls")]
+use redis::TlsCertificates;
+#[cfg(not(feature = "redis-tls"))]
+use redis::parse_redis_url;
+use redis::{Client, ConnectionAddr, IntoConnectionInfo};
+#[cfg(feature = "redis-tls")]
 use rustls::pki_types::CertificateDer;
+#[cfg(feature = "redis-tls")]
 use rustls::pki_types::pem::PemObject;
 
 use crate::state::replay::redis::connection::{Connector, lock};
@@ -16,7 +22,8 @@ use crate::state::replay::redis::watch::Watch;
 impl RedisReplayGuard {
     /// Starts building a guard on the Redis at `url`
     /// (`redis://[:password@]host:port/[db]`, the same with `rediss://` for
-    /// TLS, or `redis+unix:///path`; for a cluster, any one of its nodes).
+    /// TLS (feature `redis-tls`), or `redis+unix:///path`; for a cluster, any
+    /// one of its nodes).
     pub fn builder(url: impl Into<String>) -> RedisGuardBuilder {
         RedisGuardBuilder::new(url.into())
     }
@@ -78,7 +85,9 @@ impl RedisGuardBuilder {
     /// Trusts only the CA certificates in `pem` (one or more PEM
     /// `CERTIFICATE` blocks) for a `rediss://` URL, instead of the Mozilla
     /// roots: for a private CA (a self-hosted Redis, a cloud service that
-    /// issues its own server CA).
+    /// issues its own server CA). Needs feature `redis-tls`: without it,
+    /// [`build`](Self::build) refuses a CA with
+    /// [`RedisConfigError::TlsNotEnabled`].
     pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
         self.ca_pem = Some(pem.into());
         self
@@ -136,7 +145,8 @@ impl RedisGuardBuilder {
     /// # Errors
     ///
     /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
-    /// [`RedisConfigError::InsecureTls`] for `rediss://...#insecure`;
+    /// [`RedisConfigError::TlsNotEnabled`] for a `rediss://` URL or a CA
+    /// without feature `redis-tls`; [`RedisConfigError::InsecureTls`] for `rediss://...#insecure`;
     /// [`RedisConfigError::CaWithoutTls`] for a CA with a URL without TLS;
     /// [`RedisConfigError::InvalidCaCertificate`] for a CA that holds no
     /// certificate or does not parse; [`RedisConfigError::ZeroTimeout`] for
@@ -150,6 +160,8 @@ impl RedisGuardBuilder {
         {
             return Err(RedisConfigError::ZeroTimeout);
         }
+        #[cfg(not(feature = "redis-tls"))]
+        refuse_tls(&self.url, self.ca_pem.is_some())?;
         let info = self
             .url
             .as_str()
@@ -165,6 +177,7 @@ impl RedisGuardBuilder {
         // No CLIENT SETINFO: nothing beyond AUTH and SELECT in the handshake.
         let settings = info.redis_settings().clone().set_skip_set_lib_name();
         let info = info.set_redis_settings(settings);
+        #[cfg(feature = "redis-tls")]
         let client = match &self.ca_pem {
             None => Client::open(info.clone()),
             Some(_) if !tls => return Err(RedisConfigError::CaWithoutTls),
@@ -178,6 +191,9 @@ impl RedisGuardBuilder {
             }
         }
         .map_err(|_| RedisConfigError::InvalidUrl)?;
+        #[cfg(not(feature = "redis-tls"))]
+        let client = Client::open(info.clone()).map_err(|_| RedisConfigError::InvalidUrl)?;
+        #[cfg(feature = "redis-tls")]
         if tls {
             install_crypto_provider();
         }
@@ -187,6 +203,7 @@ impl RedisGuardBuilder {
                 connector: Connector {
                     client,
                     info,
+                    #[cfg(feature = "redis-tls")]
                     ca_pem: self.ca_pem,
                     connect_timeout: self.connect_timeout,
                     command_timeout: self.command_timeout,
@@ -250,9 +267,22 @@ impl fmt::Debug for RedisGuardBuilder {
     }
 }
 
+/// Without feature `redis-tls`: refuses a TLS URL (`rediss://`,
+/// `valkeys://`) or a CA certificate, rather than connecting without TLS.
+#[cfg(not(feature = "redis-tls"))]
+fn refuse_tls(url: &str, ca: bool) -> Result<(), RedisConfigError> {
+    let tls_url =
+        parse_redis_url(url).is_some_and(|url| matches!(url.scheme(), "rediss" | "valkeys"));
+    if tls_url || ca {
+        return Err(RedisConfigError::TlsNotEnabled);
+    }
+    Ok(())
+}
+
 /// Checks that `pem` holds at least one certificate and nothing that fails
 /// to parse: an empty trust store would refuse every connection later, with
 /// a less helpful error.
+#[cfg(feature = "redis-tls")]
 fn check_ca_pem(pem: &[u8]) -> Result<(), RedisConfigError> {
     let mut count = 0usize;
     for certificate in CertificateDer::pem_slice_iter(pem) {
@@ -267,6 +297,7 @@ fn check_ca_pem(pem: &[u8]) -> Result<(), RedisConfigError> {
 
 /// rustls needs a process-wide crypto provider; the `redis` crate takes the
 /// default one. Installs `ring` unless the application already chose one.
+#[cfg(feature = "redis-tls")]
 fn install_crypto_provider() {
     if rustls::crypto::CryptoProvider::get_default().is_none() {
         // Err means another thread installed one first: that one is used.
@@ -280,6 +311,7 @@ mod tests {
     use super::*;
 
     /// A self-signed CA certificate made for these tests (its key is gone).
+    #[cfg(feature = "redis-tls")]
     const TEST_CA: &str = "-----BEGIN CERTIFICATE-----
 MIIBmTCCAT+gAwIBAgIUDTJXZcTbIWXMRV1z/RuG9XokuGMwCgYIKoZIzj0EAwIw
 IjEgMB4GA1UEAwwXbXJ0ci1ndWFyZCB1bml0LXRlc3QgQ0EwHhcNMjYxMjAxMDY0
@@ -293,6 +325,7 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
 -----END CERTIFICATE-----
 ";
 
+    #[cfg(feature = "redis-tls")]
     #[test]
     fn tls_urls_build_with_the_default_roots_or_a_ca() {
         let guard = RedisReplayGuard::builder("rediss://:pw@redis.example.com:6380/")
@@ -319,6 +352,34 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
             Some(RedisConfigError::InvalidUrl)
         );
         assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .command_timeout(Duration::ZERO)
+                .build()
+                .err(),
+            Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .watch_interval(Duration::ZERO)
+                .build()
+                .err(),
+            Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
+            RedisConfigError::ZeroTimeout.to_string(),
+            "redis timeouts must be longer than zero"
+        );
+        assert_eq!(
+            RedisConfigError::TlsNotEnabled.to_string(),
+            "redis tls (a rediss:// url or a ca certificate) needs mrtr-guard's feature \
+             redis-tls: enable it (features = [\"redis-tls\"]), or give a redis:// url"
+        );
+    }
+
+    #[cfg(feature = "redis-tls")]
+    #[test]
+    fn tls_configuration_errors() {
+        assert_eq!(
             RedisReplayGuard::builder("rediss://127.0.0.1:6379/#insecure")
                 .build()
                 .err(),
@@ -344,24 +405,45 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
                 Some(RedisConfigError::InvalidCaCertificate)
             );
         }
+    }
+
+    /// Without feature `redis-tls` (`.ci/run` runs it with feature `redis`
+    /// alone): TLS is refused when the guard is built, never dropped.
+    #[cfg(not(feature = "redis-tls"))]
+    #[test]
+    fn without_the_tls_feature_tls_is_refused() {
+        for url in [
+            "rediss://127.0.0.1:6380/",
+            "REDISS://:pw@redis.example.com:6380/0",
+            "rediss://127.0.0.1:6380/#insecure",
+            "valkeys://127.0.0.1:6380/",
+        ] {
+            assert_eq!(
+                RedisReplayGuard::builder(url).build().err(),
+                Some(RedisConfigError::TlsNotEnabled),
+                "{url}"
+            );
+        }
         assert_eq!(
             RedisReplayGuard::builder("redis://127.0.0.1:6379/")
-                .command_timeout(Duration::ZERO)
+                .ca_certificate_pem("-----BEGIN CERTIFICATE-----")
                 .build()
                 .err(),
-            Some(RedisConfigError::ZeroTimeout)
+            Some(RedisConfigError::TlsNotEnabled)
         );
+        let connect = RedisReplayGuard::builder("rediss://127.0.0.1:1/").connect();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         assert_eq!(
-            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
-                .watch_interval(Duration::ZERO)
-                .build()
-                .err(),
-            Some(RedisConfigError::ZeroTimeout)
+            runtime.block_on(connect).err(),
+            Some(RedisConfigError::TlsNotEnabled)
         );
-        assert_eq!(
-            RedisConfigError::ZeroTimeout.to_string(),
-            "redis timeouts must be longer than zero"
-        );
+        let plain = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+            .build()
+            .unwrap();
+        assert!(format!("{plain:?}").contains("tls: false"), "{plain:?}");
     }
 
     #[test]

@@ -6,13 +6,13 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
+#[cfg(feature = "redis-tls")]
+use redis::TlsCertificates;
 use redis::aio::{ConnectionLike, MultiplexedConnection};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
-use redis::{
-    AsyncConnectionConfig, Client, Cmd, ConnectionInfo, RedisError, TlsCertificates, Value,
-};
+use redis::{AsyncConnectionConfig, Client, Cmd, ConnectionInfo, RedisError, Value};
 
 use crate::state::replay::error::ReplayError;
 use crate::state::replay::redis::error::{ConnectError, timed_out, unavailable};
@@ -24,6 +24,8 @@ pub(super) struct Connector {
     pub(super) client: Client,
     /// The connection info, for a cluster client when the node is one.
     pub(super) info: ConnectionInfo,
+    /// The CA to trust instead of the Mozilla roots, for a cluster's nodes.
+    #[cfg(feature = "redis-tls")]
     pub(super) ca_pem: Option<Vec<u8>>,
     pub(super) connect_timeout: Duration,
     pub(super) command_timeout: Duration,
@@ -86,16 +88,18 @@ impl Connector {
     }
 
     async fn cluster_connection(&self) -> Result<ClusterConnection, ConnectError> {
-        let mut builder = ClusterClientBuilder::new(vec![self.info.clone()])
+        let builder = ClusterClientBuilder::new(vec![self.info.clone()])
             .connection_timeout(self.connect_timeout)
             .response_timeout(self.command_timeout)
             .retries(1);
-        if let Some(pem) = &self.ca_pem {
-            builder = builder.certs(TlsCertificates {
+        #[cfg(feature = "redis-tls")]
+        let builder = match &self.ca_pem {
+            Some(pem) => builder.certs(TlsCertificates {
                 client_tls: None,
                 root_cert: Some(pem.clone()),
-            });
-        }
+            }),
+            None => builder,
+        };
         let client: ClusterClient = builder
             .build()
             .map_err(|error| ConnectError::Redis(unavailable(&error)))?;

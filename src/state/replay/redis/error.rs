@@ -18,6 +18,9 @@ pub enum RedisConfigError {
     InsecureTls,
     /// A CA certificate was given for a URL without TLS.
     CaWithoutTls,
+    /// TLS was asked for (a `rediss://` URL, or a CA certificate) in a build
+    /// without feature `redis-tls`: refused rather than connecting in plain.
+    TlsNotEnabled,
     /// The CA certificate holds no PEM certificate, or one that does not parse.
     InvalidCaCertificate,
     /// A timeout is zero.
@@ -42,6 +45,10 @@ impl fmt::Display for RedisConfigError {
             Self::CaWithoutTls => {
                 f.write_str("a redis ca certificate needs a rediss:// url")
             }
+            Self::TlsNotEnabled => f.write_str(
+                "redis tls (a rediss:// url or a ca certificate) needs mrtr-guard's feature \
+                 redis-tls: enable it (features = [\"redis-tls\"]), or give a redis:// url",
+            ),
             Self::InvalidCaCertificate => {
                 f.write_str("the redis ca certificate is not a valid pem certificate")
             }
@@ -99,13 +106,8 @@ impl ConnectError {
 /// Describes a Redis failure without its text: client errors can quote the
 /// URL, and server errors are reduced to their code (`NOAUTH`, `READONLY`...).
 pub(super) fn unavailable(error: &RedisError) -> ReplayError {
-    let why = if let Some(tls) = tls_error(error) {
-        match tls {
-            rustls::Error::InvalidCertificate(_) => {
-                "redis' tls certificate was not accepted".to_owned()
-            }
-            _ => "tls error talking to redis".to_owned(),
-        }
+    let why = if let Some(why) = tls_failure(error) {
+        why.to_owned()
     } else if error.is_timeout() {
         return timed_out();
     } else if error.is_connection_refusal() {
@@ -139,8 +141,24 @@ pub(super) fn unexpected(command: &str) -> ReplayError {
     ReplayError::Unavailable(format!("redis answered {command} with an unexpected reply"))
 }
 
+/// What failed, if TLS did.
+#[cfg(feature = "redis-tls")]
+fn tls_failure(error: &RedisError) -> Option<&'static str> {
+    Some(match tls_error(error)? {
+        rustls::Error::InvalidCertificate(_) => "redis' tls certificate was not accepted",
+        _ => "tls error talking to redis",
+    })
+}
+
+/// Without TLS, no TLS failure.
+#[cfg(not(feature = "redis-tls"))]
+fn tls_failure(_: &RedisError) -> Option<&'static str> {
+    None
+}
+
 /// The rustls error inside a Redis I/O error, if TLS failed. The `redis`
 /// crate keeps the I/O error in an `Arc`, which is what `source` returns.
+#[cfg(feature = "redis-tls")]
 fn tls_error(error: &RedisError) -> Option<&rustls::Error> {
     type Shared = std::sync::Arc<dyn std::error::Error + Send + Sync>;
     let source = std::error::Error::source(error)?;

@@ -130,7 +130,10 @@ use crate::state::replay::redis::share;
 /// here: Redis has no capacity to take a share of).
 ///
 /// `redis://` (TCP), `rediss://` (TCP with TLS) and `redis+unix://` URLs
-/// are supported (a cluster: TCP only). TLS goes through rustls, and the
+/// are supported (a cluster: TCP only). TLS needs feature `redis-tls`
+/// (without it a `rediss://` URL is refused with
+/// [`RedisConfigError::TlsNotEnabled`](crate::state::RedisConfigError::TlsNotEnabled)).
+/// It goes through rustls, and the
 /// server's certificate is always verified, its name (or IP address)
 /// included: against the Mozilla root certificates compiled in
 /// (`webpki-roots`), which managed services' public certificates chain to,

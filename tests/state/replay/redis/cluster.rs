@@ -1,5 +1,5 @@
 //! A Redis Cluster found from one node's URL: single use across instances, the
-//! policy read on every master, TLS.
+//! policy read on every master (over TLS: `tls`).
 
 #![allow(
     clippy::unwrap_used,
@@ -13,12 +13,11 @@
 
 use std::sync::Arc;
 
-use mrtr_guard::state::{RedisConfigError, ReplayError};
+use mrtr_guard::state::RedisConfigError;
 use mrtr_guard::{RedisReplayGuard, StateError};
 
 use crate::replay::redis::support::{
-    CLUSTER_TLS_CA_VAR, CLUSTER_TLS_URL_VAR, CLUSTER_URL_VAR, OTHER_CA, binding, cluster_alone,
-    instance, runtime, setting, token, unique_prefix,
+    CLUSTER_URL_VAR, binding, cluster_alone, instance, runtime, setting, token, unique_prefix,
 };
 
 /// Against the local Redis Cluster (`scripts/redis-up --cluster`): found
@@ -115,53 +114,4 @@ fn on_a_redis_cluster_one_evicting_master_is_refused() {
         .block_on(RedisReplayGuard::builder(url.as_str()).connect())
         .unwrap_err();
     assert_eq!(refused, RedisConfigError::Evicts("allkeys-lfu".to_owned()));
-}
-
-/// A Redis Cluster over TLS only (`scripts/redis-up --cluster --tls`): every
-/// node verified against the test CA, single use across instances.
-#[test]
-fn on_a_tls_redis_cluster_a_token_opens_once_across_two_instances() {
-    let Some(url) = setting(CLUSTER_TLS_URL_VAR) else {
-        return;
-    };
-    let ca = std::fs::read(setting(CLUSTER_TLS_CA_VAR).unwrap()).unwrap();
-    assert!(url.starts_with("rediss://"), "{url}");
-    let runtime = runtime();
-    let prefix = unique_prefix("cluster-tls");
-    let connect = || {
-        runtime
-            .block_on(
-                RedisReplayGuard::builder(url.as_str())
-                    .key_prefix(prefix.as_str())
-                    .ca_certificate_pem(ca.clone())
-                    .connect(),
-            )
-            .unwrap()
-    };
-    let a = instance(Arc::new(connect()));
-    let b = instance(Arc::new(connect()));
-    for _ in 0..30 {
-        let token = token();
-        assert!(
-            runtime
-                .block_on(a.open_async::<()>(&token, &binding()))
-                .is_ok()
-        );
-        assert_eq!(
-            b.open::<()>(&token, &binding()).err(),
-            Some(StateError::Replayed)
-        );
-    }
-    // A CA that did not sign the nodes' certificates: refused at start.
-    let untrusted = runtime.block_on(
-        RedisReplayGuard::builder(url.as_str())
-            .ca_certificate_pem(OTHER_CA)
-            .connect(),
-    );
-    assert_eq!(
-        untrusted.err(),
-        Some(RedisConfigError::Unavailable(ReplayError::Unavailable(
-            "redis' tls certificate was not accepted".to_owned()
-        )))
-    );
 }

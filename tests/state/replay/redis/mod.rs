@@ -1,4 +1,5 @@
-//! The Redis replay guard against real `redis-server`s (feature `redis`),
+//! The Redis replay guard against real `redis-server`s (feature `redis`;
+//! `tls`, feature `redis-tls`),
 //! one file per rule; `support` says which servers they run against and
 //! holds the fixtures they share.
 
@@ -15,4 +16,5 @@ mod shares;
 mod single_use;
 mod support;
 mod timeouts;
+#[cfg(feature = "redis-tls")]
 mod tls;

@@ -34,12 +34,16 @@ use mrtr_guard::{
 use time::OffsetDateTime;
 
 pub(super) const URL_VAR: &str = "MRTR_GUARD_REDIS_URL";
+#[cfg(feature = "redis-tls")]
 pub(super) const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
+#[cfg(feature = "redis-tls")]
 pub(super) const TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_TLS_CA";
 /// One node of a Redis Cluster of three masters (`scripts/redis-up --cluster`).
 pub(super) const CLUSTER_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_URL";
 /// The same over TLS only (`--cluster --tls`), and the CA of its certificates.
+#[cfg(feature = "redis-tls")]
 pub(super) const CLUSTER_TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_URL";
+#[cfg(feature = "redis-tls")]
 pub(super) const CLUSTER_TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_CA";
 
 /// The variable's value, or `None` (after a notice) when it is not set
@@ -74,6 +78,7 @@ pub(super) fn redis_url() -> Option<String> {
 
 /// The TLS test server's URL and the PEM of the CA that signed its
 /// certificate.
+#[cfg(feature = "redis-tls")]
 pub(super) fn redis_tls() -> Option<(String, Vec<u8>)> {
     let url = setting(TLS_URL_VAR)?;
     let ca = std::fs::read(setting(TLS_CA_VAR)?).unwrap();
@@ -239,6 +244,7 @@ pub(super) fn cluster_alone() -> std::sync::MutexGuard<'static, ()> {
 }
 
 /// A CA that signed nothing the test servers use (its key is gone).
+#[cfg(feature = "redis-tls")]
 pub(super) const OTHER_CA: &str = "-----BEGIN CERTIFICATE-----
 MIIBmTCCAT+gAwIBAgIUDTJXZcTbIWXMRV1z/RuG9XokuGMwCgYIKoZIzj0EAwIw
 IjEgMB4GA1UEAwwXbXJ0ci1ndWFyZCB1bml0LXRlc3QgQ0EwHhcNMjYxMjAxMDY0
