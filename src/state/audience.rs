@@ -14,9 +14,7 @@ pub(super) fn is_endpoint_url(audience: &str) -> bool {
     if !scheme.eq_ignore_ascii_case("http") && !scheme.eq_ignore_ascii_case("https") {
         return false;
     }
-    let end = rest
-        .find(|c| matches!(c, '/' | '?' | '#'))
-        .unwrap_or(rest.len());
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, _path) = rest.split_at(end);
     let (host_ok, port) = match authority.strip_prefix('[') {
         Some(literal) => match literal.split_once(']') {

@@ -1,6 +1,12 @@
 //! The messages of the start-up and configuration errors, word for word:
 //! each names the setting and the fix, and quotes nothing secret.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a failing test"
+)]
+
 use mrtr_guard::state::{ConfigError, KeyError, MintError};
 use mrtr_guard::{KeyRing, MasterKey, Policy, StateCodec};
 use time::Duration;

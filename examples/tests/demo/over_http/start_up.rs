@@ -1,6 +1,12 @@
 //! The demo binary refuses a bad setting before it listens, printing the
 //! error's message (not its `Debug` text) and exiting 1.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is a failing test"
+)]
+
 use std::process::{Command, Output};
 
 /// Runs the demo with `env` set (and nothing else of the demo's), on a port
