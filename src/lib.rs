@@ -71,7 +71,9 @@
 //! Each type is named for its job. [`Reply`] is what one question got in
 //! this round (accepted, declined, pending, invalid…). [`Stop`] is the
 //! handler's early exit by `?`: ask ([`Round::require`]), a decline, or
-//! [`Stop::Error`], a JSON-RPC error. [`RoundEnd`] is how the round ended,
+//! [`Stop::Error`], a JSON-RPC error (an application failure:
+//! [`RpcError::internal_error_because`], whose reason reaches the logs and
+//! never the wire). [`RoundEnd`] is how the round ended,
 //! what the adapter puts on the wire: complete, input required, declined, or
 //! [`RoundEnd::Aborted`] with a [`runtime::AbortReason`] the user is told in a
 //! tool error. [`form::Verdict`] is the standalone validator's verdict on one
@@ -114,6 +116,43 @@
 //! Feature `tracing` emits one event for every refused `requestState` and
 //! every handler mistake, never with a secret or a submitted value; what each
 //! event holds: [`docs/GUIDE.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/GUIDE.md), "Logging".
+//!
+//! # Start-up errors
+//!
+//! A key, codec, guard or server that cannot work is refused when it is
+//! built, and the error's `Display` names the setting and what to give
+//! instead ([`state::KeyError`], [`state::ConfigError`],
+//! `RedisConfigError`, `rmcp::ServerConfigError`). A `main` that returns
+//! `Result<(), Box<dyn Error>>` prints the `Debug` text (`Error: HexText`);
+//! print the message instead:
+//!
+//! ```no_run
+//! use std::process::ExitCode;
+//!
+//! use mrtr_guard::{KeyRing, MasterKey, StateCodec};
+//!
+//! fn main() -> ExitCode {
+//!     match start() {
+//!         Ok(()) => ExitCode::SUCCESS,
+//!         Err(error) => {
+//!             // "error: MRTR_GUARD_KEY: the master key is hexadecimal text; give base64, ..."
+//!             eprintln!("error: {error}");
+//!             ExitCode::FAILURE
+//!         }
+//!     }
+//! }
+//!
+//! fn start() -> Result<(), Box<dyn std::error::Error>> {
+//!     let text = std::env::var("MRTR_GUARD_KEY").map_err(|_| "MRTR_GUARD_KEY is not set")?;
+//!     let key = MasterKey::from_base64(&text).map_err(|e| format!("MRTR_GUARD_KEY: {e}"))?;
+//!     let _codec = StateCodec::builder("https://mcp.example.com/mcp", KeyRing::new(key)).build()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The audience is the MCP endpoint's absolute URL, as clients reach it
+//! (`https://` or `http://`, with a host); anything else is
+//! [`state::ConfigError::InvalidAudience`].
 //!
 //! The byte format is specified in `docs/FORMAT.md`, with known-answer vectors
 //! in `tests/vectors/`.

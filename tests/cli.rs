@@ -285,10 +285,53 @@ fn usage_errors_exit_2() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("MRTR_GUARD_KEY: master key is 5 bytes"),
-        "{}",
-        stderr(&output)
+    assert_eq!(
+        stderr(&output),
+        "mrtr-guard: MRTR_GUARD_KEY: the master key is 5 bytes; give at least 32 random \
+         bytes (base64, as `mrtr-guard keygen` prints)\n(`mrtr-guard help` shows the usage)\n"
+    );
+
+    // Hexadecimal key text (what `openssl rand -hex 32` prints): the fix, not the text.
+    let hex = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08";
+    let output = cli()
+        .env("MRTR_GUARD_KEY", hex)
+        .args(open_args("ada", &token))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "mrtr-guard: MRTR_GUARD_KEY: the master key is hexadecimal text; give base64, as \
+         `mrtr-guard keygen` (or `openssl rand -base64 32`) prints, or the key's bytes to \
+         MasterKey::from_bytes\n(`mrtr-guard help` shows the usage)\n"
+    );
+
+    // An audience that is not the endpoint's URL: named, with an example.
+    let mut bad_audience = open_args("ada", &token);
+    let at = bad_audience
+        .iter()
+        .position(|arg| *arg == AUDIENCE)
+        .unwrap();
+    bad_audience[at] = "not a url";
+    let output = run_with_key(&bad_audience);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "mrtr-guard: --audience (or MRTR_GUARD_AUDIENCE) is not an absolute http(s) URL: \
+         give the MCP endpoint's URL the server's codec was built with \
+         (e.g. https://mcp.example.com/mcp)\n(`mrtr-guard help` shows the usage)\n"
+    );
+
+    // No audience at all: where to give it.
+    let mut no_audience = open_args("ada", &token);
+    no_audience.retain(|arg| *arg != "--audience" && *arg != AUDIENCE);
+    let output = run_with_key(&no_audience);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "mrtr-guard: --audience (or MRTR_GUARD_AUDIENCE) is required: the MCP endpoint's \
+         URL the server's codec was built with (e.g. https://mcp.example.com/mcp)\n\
+         (`mrtr-guard help` shows the usage)\n"
     );
 
     for args in [
@@ -299,7 +342,7 @@ fn usage_errors_exit_2() {
             "--principal",
             "p",
             "--audience",
-            "a",
+            AUDIENCE,
             &token,
         ],
         vec![
@@ -310,7 +353,7 @@ fn usage_errors_exit_2() {
             "t",
             "--anonymous",
             "--audience",
-            "a",
+            AUDIENCE,
             &token,
         ],
         vec![
@@ -320,7 +363,7 @@ fn usage_errors_exit_2() {
             "--target",
             "t",
             "--audience",
-            "a",
+            AUDIENCE,
             &token,
         ],
         vec![
@@ -333,7 +376,7 @@ fn usage_errors_exit_2() {
             "p",
             "--anonymous",
             "--audience",
-            "a",
+            AUDIENCE,
             &token,
         ],
         vec![
@@ -355,7 +398,7 @@ fn usage_errors_exit_2() {
             "--principal",
             "p",
             "--audience",
-            "a",
+            AUDIENCE,
             "--arguments",
             "{",
             &token,
@@ -369,7 +412,7 @@ fn usage_errors_exit_2() {
             "--principal",
             "p",
             "--audience",
-            "a",
+            AUDIENCE,
         ],
         vec!["open", "--bogus", &token],
         vec!["frobnicate"],

@@ -1,12 +1,27 @@
 //! What the example servers share: port, key and replay guard from the
-//! environment, and serving on 127.0.0.1 the service the library's
-//! `McpServer` built (stateless for `2026-07-28` clients, sessions for
-//! `2025-11-25` ones).
+//! environment, serving on 127.0.0.1 the service the library's `McpServer`
+//! built (stateless for `2026-07-28` clients, sessions for `2025-11-25`
+//! ones), and ending `main` with the error's message.
 
-use mrtr_guard::MasterKey;
+use std::process::ExitCode;
+
 use mrtr_guard::rmcp::McpService;
-use mrtr_guard::state::CodecBuilder;
+use mrtr_guard::state::{CodecBuilder, ConfigError};
+use mrtr_guard::{MasterKey, StateCodec};
 use rmcp::ServerHandler;
+
+/// Ends `main` with `result`: an error is printed as `error: ` and its
+/// message (`Display`; a `main` returning the `Result` would print `Debug`,
+/// such as `HexText`), and the process exits 1.
+pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
 
 /// The port from `--port N`, else `PORT`, else `default`.
 pub fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
@@ -29,7 +44,8 @@ pub fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
 /// The master key from `MRTR_GUARD_KEY` (base64), else an ephemeral one.
 pub fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
     match std::env::var("MRTR_GUARD_KEY") {
-        Ok(text) => Ok(MasterKey::from_base64(text.trim())?),
+        Ok(text) => MasterKey::from_base64(text.trim())
+            .map_err(|error| format!("MRTR_GUARD_KEY: {error}").into()),
         Err(_) => {
             eprintln!(
                 "warning: MRTR_GUARD_KEY is not set; using an ephemeral key \
@@ -38,6 +54,17 @@ pub fn master_key() -> Result<MasterKey, Box<dyn std::error::Error>> {
             Ok(MasterKey::generate()?)
         }
     }
+}
+
+/// Builds `codec`; an audience it refuses is named by its variable,
+/// `MRTR_GUARD_AUDIENCE`.
+pub fn build_codec(codec: CodecBuilder) -> Result<StateCodec, Box<dyn std::error::Error>> {
+    codec.build().map_err(|error| match error {
+        ConfigError::EmptyAudience | ConfigError::InvalidAudience => {
+            format!("MRTR_GUARD_AUDIENCE: {error}").into()
+        }
+        error => error.into(),
+    })
 }
 
 /// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any

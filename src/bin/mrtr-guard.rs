@@ -25,7 +25,7 @@ use std::process::ExitCode;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mrtr_guard::json::{Limits, parse_strict};
-use mrtr_guard::state::{Claims, TokenInfo};
+use mrtr_guard::state::{Claims, ConfigError, TokenInfo};
 use mrtr_guard::{Binding, KeyRing, MasterKey, Method, Mode, StateCodec, StateError};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -343,7 +343,12 @@ fn open(args: &OpenArgs) -> ExitCode {
         .or_else(|| std::env::var(AUDIENCE_VAR).ok())
     {
         Some(audience) if !audience.is_empty() => audience,
-        _ => return usage_error(&format!("--audience (or {AUDIENCE_VAR}) is required")),
+        _ => {
+            return usage_error(&format!(
+                "--audience (or {AUDIENCE_VAR}) is required: the MCP endpoint's URL the \
+                 server's codec was built with (e.g. https://mcp.example.com/mcp)"
+            ));
+        }
     };
     let info = TokenInfo::parse(&token).ok();
     // The codec accepts one mode; by default, the one the token says it has.
@@ -358,6 +363,13 @@ fn open(args: &OpenArgs) -> ExitCode {
     }
     let codec = match builder.build() {
         Ok(codec) => codec,
+        Err(ConfigError::InvalidAudience) => {
+            return usage_error(&format!(
+                "--audience (or {AUDIENCE_VAR}) is not an absolute http(s) URL: give the MCP \
+                 endpoint's URL the server's codec was built with \
+                 (e.g. https://mcp.example.com/mcp)"
+            ));
+        }
         Err(error) => return usage_error(&error.to_string()),
     };
     let binding = match &args.caller.principal {

@@ -336,8 +336,9 @@ impl fmt::Display for ServerConfigError {
                  openssl rand -base64 32) and load it with MasterKey::from_base64"
             }
             Self::ZeroLimit => {
-                "the read timeout, the response cap, the legacy answer timeout, the session \
-                 and call caps and the session idle timeout must be above zero"
+                "a limit is zero, so every request or session would fail; give read_timeout, \
+                 max_response_bytes, legacy_answer_timeout, max_sessions, max_calls_in_flight \
+                 and session_idle_timeout values above zero, or leave their defaults"
             }
         })
     }

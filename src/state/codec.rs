@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use time::{Duration, OffsetDateTime};
 
+use crate::state::audience::is_endpoint_url;
 use crate::state::binding::Binding;
 use crate::state::buffer::TokenBuffer;
 use crate::state::claims::{Claims, FlowId, Meta, StateContents};
@@ -60,9 +61,11 @@ pub struct StateCodec {
 }
 
 impl StateCodec {
-    /// Starts building a codec for the server named `audience` (its URL, say),
-    /// with `keys`. Tokens minted for one audience never open for another,
-    /// even under the same key.
+    /// Starts building a codec for the server named `audience`, with `keys`:
+    /// the MCP endpoint's absolute URL as clients reach it
+    /// (`https://mcp.example.com/mcp`; [`build`](CodecBuilder::build)
+    /// refuses anything else). Tokens minted for one audience never open for
+    /// another, even under the same key.
     pub fn builder(audience: impl Into<String>, keys: impl Into<KeyRing>) -> CodecBuilder {
         CodecBuilder {
             keys: keys.into(),
@@ -522,10 +525,15 @@ impl CodecBuilder {
     ///
     /// # Errors
     ///
-    /// A [`ConfigError`] naming the first setting out of range.
+    /// A [`ConfigError`] naming the first setting out of range: an audience
+    /// that is not an absolute `http://` or `https://` URL with a host
+    /// ([`ConfigError::InvalidAudience`]), or a [`Policy`] value.
     pub fn build(self) -> Result<StateCodec, ConfigError> {
         if self.audience.is_empty() {
             return Err(ConfigError::EmptyAudience);
+        }
+        if !is_endpoint_url(&self.audience) {
+            return Err(ConfigError::InvalidAudience);
         }
         self.policy.check()?;
         let policy = self.policy.whole_seconds();

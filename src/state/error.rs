@@ -116,7 +116,9 @@ impl fmt::Display for StateError {
                 "the principal holds its whole share of the replay guard; requestState refused",
             ),
             Self::MissingPrincipal => f.write_str(
-                "binding has no principal and the codec was not built for anonymous use",
+                "the binding has no principal; bind the authenticated caller \
+                 (Binding::new), or build the codec with allow_anonymous() for tools that \
+                 need no authentication",
             ),
         }
     }
@@ -168,7 +170,9 @@ impl fmt::Display for MintError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::MissingPrincipal => f.write_str(
-                "binding has no principal and the codec was not built for anonymous use",
+                "the binding has no principal; bind the authenticated caller \
+                 (Binding::new), or build the codec with allow_anonymous() for tools that \
+                 need no authentication",
             ),
             Self::TooManyRounds { max_rounds } => {
                 write!(
@@ -179,7 +183,8 @@ impl fmt::Display for MintError {
             Self::FlowExpired => f.write_str("the flow's deadline has passed"),
             Self::TooLarge { len, max } => write!(
                 f,
-                "the token would be {len} characters, over the policy's maximum of {max}"
+                "the token would be {len} characters, over the policy's maximum of {max}; \
+                 carry less in the state, or raise Policy::with_max_token_len"
             ),
             Self::Serialize(_) => f.write_str("application data did not serialize to JSON"),
             Self::Rng => f.write_str("the operating system's random number generator failed"),
@@ -206,6 +211,9 @@ impl std::error::Error for MintError {
 pub enum ConfigError {
     /// The audience (the server's identity) is empty.
     EmptyAudience,
+    /// The audience is not an absolute `http://` or `https://` URL with a
+    /// host (the MCP endpoint, as clients reach it).
+    InvalidAudience,
     /// The round TTL is shorter than one second.
     TtlTooShort,
     /// The flow deadline is shorter than one second.
@@ -224,14 +232,36 @@ pub enum ConfigError {
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::EmptyAudience => f.write_str("audience must name the server and not be empty"),
-            Self::TtlTooShort => f.write_str("round ttl must be at least one second"),
-            Self::FlowTtlTooShort => f.write_str("flow deadline must be at least one second"),
-            Self::NegativeSkew => f.write_str("clock skew must not be negative"),
-            Self::ZeroRounds => f.write_str("max rounds must be at least 1"),
-            Self::MaxTokenLenTooSmall { min } => {
-                write!(f, "max token length must be at least {min} characters")
-            }
+            Self::EmptyAudience => f.write_str(
+                "the audience is empty; give StateCodec::builder the MCP endpoint's URL, \
+                 as clients reach it (e.g. https://mcp.example.com/mcp)",
+            ),
+            Self::InvalidAudience => f.write_str(
+                "the audience is not an absolute http(s) URL; give StateCodec::builder the \
+                 MCP endpoint's URL with scheme and host, as clients reach it \
+                 (e.g. https://mcp.example.com/mcp)",
+            ),
+            Self::TtlTooShort => f.write_str(
+                "the round ttl is under one second; give Policy::with_ttl at least one \
+                 second (the default is 10 minutes)",
+            ),
+            Self::FlowTtlTooShort => f.write_str(
+                "the flow deadline is under one second; give Policy::with_flow_ttl at least \
+                 one second (the default is 30 minutes)",
+            ),
+            Self::NegativeSkew => f.write_str(
+                "the clock skew is negative; give Policy::with_skew zero or more \
+                 (the default is 60 seconds)",
+            ),
+            Self::ZeroRounds => f.write_str(
+                "the round cap is 0, so no flow could ask; give Policy::with_max_rounds \
+                 at least 1 (the default is 10)",
+            ),
+            Self::MaxTokenLenTooSmall { min } => write!(
+                f,
+                "the maximum token length is too small for any token; give \
+                 Policy::with_max_token_len at least {min} characters (the default is 8192)"
+            ),
         }
     }
 }
@@ -348,18 +378,6 @@ mod tests {
         assert_eq!(
             StateError::Forged.to_string(),
             "requestState does not verify: altered, or minted for another request or principal"
-        );
-        assert_eq!(
-            MintError::TooLarge {
-                len: 9000,
-                max: 8192
-            }
-            .to_string(),
-            "the token would be 9000 characters, over the policy's maximum of 8192"
-        );
-        assert_eq!(
-            ConfigError::MaxTokenLenTooSmall { min: 256 }.to_string(),
-            "max token length must be at least 256 characters"
         );
     }
 }

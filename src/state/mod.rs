@@ -16,6 +16,7 @@
 //! `info` (reading a token without a key), and `replay/`, the replay guards
 //! (their contract, then one file or folder per guard).
 
+mod audience;
 mod binding;
 mod buffer;
 mod claims;

@@ -263,9 +263,34 @@ impl RpcError {
         Self::new(Self::INTERNAL_ERROR, "Internal error", None, 200)
     }
 
-    /// `-32603`: the server failed; nothing about why is sent.
+    /// `-32603`: the server failed; nothing about why is sent. To keep why
+    /// for the logs, use [`internal_error_because`](Self::internal_error_because).
     pub fn internal_error() -> Self {
         Self::new(Self::INTERNAL_ERROR, "Internal error", None, 200)
+    }
+
+    /// `-32603` with why the server failed, for the server only: `reason`
+    /// (an error, or text) is in [`Display`](fmt::Display) and
+    /// [`source`](Error::source), for the logs, and never on the wire
+    /// ([`to_json`](Self::to_json) is [`internal_error`](Self::internal_error)'s).
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    ///
+    /// let error = RpcError::internal_error_because("the orders database timed out");
+    /// assert_eq!(error.to_string(), "Internal error (-32603): the orders database timed out");
+    /// assert_eq!(error.to_json(), RpcError::internal_error().to_json());
+    /// assert!(!error.to_json().to_string().contains("orders"));
+    ///
+    /// let io = std::io::Error::other("disk full");
+    /// let error = RpcError::internal_error_because(io);
+    /// assert_eq!(std::error::Error::source(&error).map(ToString::to_string), Some("disk full".into()));
+    /// ```
+    pub fn internal_error_because(reason: impl Into<Box<dyn Error + Send + Sync>>) -> Self {
+        Self {
+            cause: Some(Arc::from(reason.into())),
+            ..Self::internal_error()
+        }
     }
 
     /// The HTTP status to send this error with on Streamable HTTP: 400 for
@@ -318,8 +343,14 @@ impl RpcError {
 }
 
 impl fmt::Display for RpcError {
+    /// `message (code)`; an internal error adds its cause, for the logs
+    /// (`Internal error (-32603): ...`). The wire takes [`to_json`](Self::to_json).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} ({})", self.message, self.code)
+        write!(f, "{} ({})", self.message, self.code)?;
+        match &self.cause {
+            Some(cause) if self.code == Self::INTERNAL_ERROR => write!(f, ": {cause}"),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -357,6 +388,25 @@ mod tests {
         assert_eq!(
             plain.to_string(),
             "Invalid or expired requestState (-32602)"
+        );
+    }
+
+    #[test]
+    fn an_internal_reason_is_logged_and_never_sent() {
+        let error = RpcError::internal_error_because(format!("order {} not saved", 42));
+        let wire = error.to_json().to_string();
+        assert!(!wire.contains("order"), "{wire}");
+        assert_eq!(error.to_json(), RpcError::internal_error().to_json());
+        assert_eq!(error, RpcError::internal_error());
+        assert_eq!(
+            error.to_string(),
+            "Internal error (-32603): order 42 not saved"
+        );
+        let source = Error::source(&error).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("order 42 not saved"));
+        assert_eq!(
+            RpcError::internal_error().to_string(),
+            "Internal error (-32603)"
         );
     }
 }

@@ -283,7 +283,10 @@ pub(crate) struct RetryFields<'a> {
 impl RetryFields<'_> {
     /// Whether the call is a retry: it carries either field (what
     /// `ScreenLayer` header-checks).
-    #[cfg_attr(not(feature = "tower"), expect(dead_code, reason = "only the screen asks"))]
+    #[cfg_attr(
+        not(feature = "tower"),
+        expect(dead_code, reason = "only the screen asks")
+    )]
     pub(crate) fn is_retry(&self) -> bool {
         self.input_responses.is_some() || self.request_state.is_some()
     }

@@ -3,6 +3,7 @@
 //! Redis guard rule by rule, feature `redis`). One module per concern; shared
 //! fixtures are `mrtr-guard-test-support` (tests/support/).
 
+mod messages;
 mod policy;
 mod props;
 mod replay;

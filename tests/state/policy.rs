@@ -351,7 +351,7 @@ fn anonymous_use_is_an_explicit_opt_in() {
 fn configuration_errors_are_named() {
     let key = || MasterKey::from_bytes(&[3; 32]).unwrap();
     let build = |policy: Policy| {
-        StateCodec::builder("aud", key())
+        StateCodec::builder("https://mcp.example.com/mcp", key())
             .policy(policy)
             .build()
             .err()
@@ -436,7 +436,11 @@ fn wrong_application_type_is_bad_claims_not_a_panic() {
 fn key_rotation_three_phases() {
     let old = || MasterKey::from_bytes(&[1; 32]).unwrap();
     let new = || MasterKey::from_bytes(&[2; 32]).unwrap();
-    let codec = |ring: KeyRing| StateCodec::builder("aud", ring).build().unwrap();
+    let codec = |ring: KeyRing| {
+        StateCodec::builder("https://mcp.example.com/mcp", ring)
+            .build()
+            .unwrap()
+    };
     let before = codec(KeyRing::new(old()));
     let old_token = before
         .start_at(&binding(), &StateContents::new(()), at(0))

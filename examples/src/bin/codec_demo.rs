@@ -9,15 +9,30 @@
     reason = "demo code adds minutes to a clock reading"
 )]
 
+use std::process::ExitCode;
+
 use mrtr_guard::json::JsonDigest;
 use mrtr_guard::state::ProvenAnswer;
 use mrtr_guard::{Binding, KeyRing, MasterKey, Method, Mode, RpcError, StateCodec, StateContents};
 use serde_json::{Map, Value, json};
 use time::{Duration, OffsetDateTime};
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// Prints an error's message (`Display`), not the `Debug` text a `main`
+/// returning the `Result` would print, and exits 1.
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
     let key = match std::env::var("MRTR_GUARD_KEY") {
-        Ok(text) => MasterKey::from_base64(&text)?,
+        Ok(text) => MasterKey::from_base64(text.trim())
+            .map_err(|error| format!("MRTR_GUARD_KEY: {error}"))?,
         Err(_) => {
             eprintln!("warning: MRTR_GUARD_KEY is not set; using an ephemeral key");
             MasterKey::generate()?

@@ -225,7 +225,11 @@ impl ServerHandler for Conformance {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
+    serve::exit_code(run().await)
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let port = serve::port(3917)?;
     let audience = format!("http://127.0.0.1:{port}/mcp");
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?))

@@ -163,7 +163,11 @@ impl ServerHandler for Bench {
 // runs the ready tasks in turn, so that the Redis guard's connection driver
 // sends the keys of concurrent calls together.
 #[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> std::process::ExitCode {
+    serve::exit_code(run().await)
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let port = serve::port(8080)?;
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
@@ -171,14 +175,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let key = KeyRing::new(serve::master_key()?);
         Ok(StateCodec::builder(audience.clone(), key).mode(mode))
     };
-    let sealed = Flow::new(codec(Mode::Sealed)?.allow_anonymous().build()?);
-    let signed = RmcpFlow::anonymous(Flow::new(codec(Mode::Signed)?.allow_anonymous().build()?));
+    let sealed = Flow::new(serve::build_codec(codec(Mode::Sealed)?.allow_anonymous())?);
+    let signed = RmcpFlow::anonymous(Flow::new(serve::build_codec(
+        codec(Mode::Signed)?.allow_anonymous(),
+    )?));
     let redis = match std::env::var_os("MRTR_GUARD_REDIS_URL") {
         Some(_) => {
             let guarded = serve::with_replay_guard(codec(Mode::Sealed)?).await?;
-            Some(RmcpFlow::anonymous(Flow::new(
-                guarded.allow_anonymous().build()?,
-            )))
+            Some(RmcpFlow::anonymous(Flow::new(serve::build_codec(
+                guarded.allow_anonymous(),
+            )?)))
         }
         None => None,
     };

@@ -30,16 +30,22 @@
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
 
+use std::process::ExitCode;
+
 use mrtr_guard::{KeyRing, StateCodec};
 use mrtr_guard_examples::serve;
 use mrtr_guard_examples::signup_service::Signup;
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
+async fn main() -> ExitCode {
+    serve::exit_code(run().await)
+}
+
+async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let port = serve::port(8080)?;
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
-    let codec = serve::with_replay_guard(codec).await?.build()?;
+    let codec = serve::build_codec(serve::with_replay_guard(codec).await?)?;
     serve::serve(port, Signup::service(codec)?).await
 }

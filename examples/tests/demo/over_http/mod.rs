@@ -3,7 +3,8 @@
 //! (`client`): what a client sees when its answers keep failing validation
 //! (`invalid_answers`); `2025-11-25` sessions bound to the principal that
 //! opened them, and capped (`sessions`); SSE priming events only for the
-//! revisions that know them (`priming`); and, with feature `redis`, the
+//! revisions that know them (`priming`); the binary refusing a bad key or
+//! audience with the message (`start_up`); and, with feature `redis`, the
 //! Redis replay guard under a stalled Redis and shared by two servers
 //! (`redis`).
 
@@ -13,3 +14,4 @@ mod priming;
 mod redis;
 mod server;
 mod sessions;
+mod start_up;

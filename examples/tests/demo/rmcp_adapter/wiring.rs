@@ -403,13 +403,45 @@ fn configurations_that_cannot_work_are_refused() {
             .build(handler),
     );
     assert_eq!(error, ServerConfigError::AllZeroKey);
-    assert!(error.to_string().contains("keygen"), "{error}");
-    assert!(
-        ServerConfigError::NoAuthentication
-            .to_string()
-            .contains(".authenticate("),
-        "says what to do"
+    let zero_limit = refused(
+        McpServer::builder(Flow::new(codec(true)))
+            .anonymous()
+            .max_response_bytes(0)
+            .build(handler),
     );
+    assert_eq!(zero_limit, ServerConfigError::ZeroLimit);
+}
+
+/// Each refusal says what to change, word for word.
+#[test]
+fn server_config_errors_say_what_to_change() {
+    let cases = [
+        (
+            ServerConfigError::NoAuthentication,
+            "no authentication: call .authenticate(|parts| ...) with the function that \
+             finds the caller's principal, or build the codec with allow_anonymous() \
+             for tools that need none",
+        ),
+        (
+            ServerConfigError::AnonymousCodecRequired,
+            "anonymous() needs a codec built with allow_anonymous(); or call \
+             .authenticate(|parts| ...) instead",
+        ),
+        (
+            ServerConfigError::AllZeroKey,
+            "a master key is all zero bytes: generate one (mrtr-guard keygen, or \
+             openssl rand -base64 32) and load it with MasterKey::from_base64",
+        ),
+        (
+            ServerConfigError::ZeroLimit,
+            "a limit is zero, so every request or session would fail; give read_timeout, \
+             max_response_bytes, legacy_answer_timeout, max_sessions, max_calls_in_flight \
+             and session_idle_timeout values above zero, or leave their defaults",
+        ),
+    ];
+    for (error, expected) in cases {
+        assert_eq!(error.to_string(), expected);
+    }
 }
 
 /// A tool whose output carries the order hint's public key (a proxy

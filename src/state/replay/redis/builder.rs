@@ -367,7 +367,8 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
         );
         assert_eq!(
             RedisConfigError::ZeroTimeout.to_string(),
-            "redis timeouts must be longer than zero"
+            "a redis timeout is zero; give connect_timeout, command_timeout, \
+             watch_interval and the wait_for_replicas timeout more than zero"
         );
         assert_eq!(
             RedisConfigError::TlsNotEnabled.to_string(),

@@ -37,22 +37,29 @@ impl fmt::Display for RedisConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidUrl => f.write_str(
-                "redis url is not valid (expected redis://host:port/, rediss://host:port/ or redis+unix:///path)",
+                "the redis url is not valid; give RedisReplayGuard::builder \
+                 redis://host:port/, rediss://host:port/ (tls) or redis+unix:///path",
             ),
-            Self::InsecureTls => {
-                f.write_str("redis tls without certificate verification (#insecure) is refused")
-            }
-            Self::CaWithoutTls => {
-                f.write_str("a redis ca certificate needs a rediss:// url")
-            }
+            Self::InsecureTls => f.write_str(
+                "the redis url turns off tls certificate verification (#insecure); remove \
+                 #insecure, and give a private ca with ca_certificate_pem",
+            ),
+            Self::CaWithoutTls => f.write_str(
+                "a redis ca certificate was given for a url without tls; use a rediss:// url, \
+                 or drop ca_certificate_pem",
+            ),
+            Self::InvalidCaCertificate => f.write_str(
+                "the redis ca certificate is not a valid pem certificate; give \
+                 ca_certificate_pem the ca's pem text (-----BEGIN CERTIFICATE-----)",
+            ),
+            Self::ZeroTimeout => f.write_str(
+                "a redis timeout is zero; give connect_timeout, command_timeout, \
+                 watch_interval and the wait_for_replicas timeout more than zero",
+            ),
             Self::TlsNotEnabled => f.write_str(
                 "redis tls (a rediss:// url or a ca certificate) needs mrtr-guard's feature \
                  redis-tls: enable it (features = [\"redis-tls\"]), or give a redis:// url",
             ),
-            Self::InvalidCaCertificate => {
-                f.write_str("the redis ca certificate is not a valid pem certificate")
-            }
-            Self::ZeroTimeout => f.write_str("redis timeouts must be longer than zero"),
             Self::Evicts(policy) => write!(
                 f,
                 "redis maxmemory-policy is {policy}: redis may evict replay keys, and a used \
@@ -64,7 +71,11 @@ impl fmt::Display for RedisConfigError {
                  never evicts; set the service's eviction policy to noeviction, then build the \
                  guard with allow_replay_if_redis_evicts()",
             ),
-            Self::Unavailable(error) => write!(f, "redis guard did not start: {error}"),
+            Self::Unavailable(error) => write!(
+                f,
+                "the redis guard did not start: {error}; check that redis runs at the url \
+                 and accepts the credentials"
+            ),
         }
     }
 }
