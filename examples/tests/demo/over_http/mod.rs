@@ -6,10 +6,12 @@
 //! revisions that know them (`priming`); the binary refusing a bad key or
 //! audience with the message (`start_up`); and, with feature `redis`, the
 //! Redis replay guard under a stalled Redis and shared by two servers
-//! (`redis`).
+//! (`redis`); and the README's whole server, run as its binary
+//! (`minimal`).
 
 mod client;
 mod invalid_answers;
+mod minimal;
 mod priming;
 mod redis;
 mod server;

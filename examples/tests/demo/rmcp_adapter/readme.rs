@@ -161,3 +161,19 @@ fn the_readme_dependencies_are_the_ones_the_demo_builds_with() {
         assert!(names.iter().any(|name| name == needed), "{needed}");
     }
 }
+
+/// The README's whole server is `examples/src/bin/minimal_server.rs`, byte
+/// for byte, between its two markers (`over_http/minimal.rs` runs it).
+#[test]
+fn the_readme_shows_the_minimal_server_whole() {
+    let readme = include_str!("../../../../README.md");
+    let source = include_str!("../../../src/bin/minimal_server.rs");
+    let begin = "<!-- file: examples/src/bin/minimal_server.rs (begin";
+    let end = "\n```\n<!-- file: examples/src/bin/minimal_server.rs (end) -->";
+    let at = readme.find(begin).unwrap();
+    let open = "```rust,ignore\n";
+    let start = at + readme[at..].find(open).unwrap() + open.len();
+    let stop = start + readme[start..].find(end).unwrap() + 1;
+    assert_eq!(&readme[start..stop], source);
+    assert!(source.lines().count() <= 90, "one screen");
+}
