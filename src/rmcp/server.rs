@@ -51,7 +51,11 @@ enum Auth {
 ///   refuses anonymous states;
 /// - keeps the raw arguments of each call, which [`RmcpFlow::round`] binds
 ///   the state to whatever the tool's extractors took;
-/// - writes forms' fields in their declared order.
+/// - writes forms' fields in their declared order;
+/// - answers a method the handler does not serve, and a call whose params
+///   `rmcp` cannot parse, with [`custom_request_error`](super::custom_request_error)
+///   (never echoing what the client sent): the handler needs no
+///   `on_custom_request` for that.
 ///
 /// ```no_run
 /// use mrtr_guard::rmcp::{McpServer, RmcpFlow};
