@@ -159,8 +159,9 @@ impl Signup {
         self.run(call).await
     }
 
-    /// Answers pong at once: no form, no round (`scripts/loadbench`'s
-    /// baseline).
+    // No form, no round: `scripts/loadbench`'s baseline.
+    /// Check that the server is reachable: replies "pong" at once and asks
+    /// nothing.
     #[tool]
     async fn ping(&self) -> ToolResponse {
         let pong = CallToolResult::success(vec![ContentBlock::text("pong")]);
