@@ -22,7 +22,7 @@ use crate::tower::layer::ScreenLayer;
 use crate::tower::service::Screen;
 
 /// The service [`McpServerBuilder::build`] returns: mount it at your MCP
-/// path, e.g. `axum::Router::new().nest_service("/mcp", service)`.
+/// path, e.g. `axum::Router::new().route_service("/mcp", service)`.
 pub type McpService<H> = Screen<Sessions<StreamableHttpService<Legacy<H>, LocalSessionManager>>>;
 
 /// How a server finds who is calling.
@@ -70,7 +70,7 @@ enum Auth {
 /// let service = McpServer::builder(Flow::new(codec))
 ///     .authenticate(|parts| parts.extensions.get::<String>().cloned())
 ///     .build(|flow| MyServer { flow })?;
-/// // axum::Router::new().nest_service("/mcp", service)
+/// // axum::Router::new().route_service("/mcp", service)
 /// # let _ = service;
 /// # Ok(())
 /// # }

@@ -1,5 +1,5 @@
 //! The demo's endpoint as a client and its model see it: the tools it
-//! lists.
+//! lists, and the one path it serves.
 
 #![allow(
     clippy::unwrap_used,
@@ -71,4 +71,26 @@ async fn ping_is_described_for_a_model() {
     for word in ["loadbench", "scripts/", "baseline", "`"] {
         assert!(!description.contains(word), "{description}");
     }
+}
+
+/// The endpoint is `/mcp` and nothing below it: a client probing
+/// `/mcp/.well-known/oauth-protected-resource` (RFC 9728's path-suffixed
+/// form) gets 404, not the MCP endpoint's 406.
+#[tokio::test]
+async fn only_mcp_itself_is_the_endpoint() {
+    let addr = start().await;
+    for path in [
+        "/mcp/.well-known/oauth-protected-resource",
+        "/mcp/",
+        "/mcp/anything",
+        "/",
+        "/mcpx",
+    ] {
+        let (status, response) = send(addr, "GET", path, None).await;
+        assert_eq!(status, 404, "GET {path}: {response}");
+        let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        let (status, response) = send(addr, "POST", path, Some(&ping)).await;
+        assert_eq!(status, 404, "POST {path}: {response}");
+    }
+    assert!(!tools(addr).await.is_empty());
 }
