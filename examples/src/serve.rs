@@ -99,13 +99,13 @@ pub async fn with_replay_guard(
     }
 }
 
-/// `service` at `/mcp`: the app `serve` runs (tests serve it on their own
-/// listener).
+/// `service` at exactly `/mcp` (any other path, `/mcp/...` included, is
+/// 404): the app `serve` runs (tests serve it on their own listener).
 pub fn router<H>(service: McpService<H>) -> axum::Router
 where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
-    axum::Router::new().nest_service("/mcp", service)
+    axum::Router::new().route_service("/mcp", service)
 }
 
 /// Serves `service` at `http://127.0.0.1:{port}/mcp` until Ctrl-C.

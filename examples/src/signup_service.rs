@@ -11,17 +11,15 @@ use std::sync::Arc;
 
 use mrtr_guard::form::FormError;
 use mrtr_guard::rmcp::{
-    McpServer, McpServerBuilder, McpService, RmcpFlow, ToolCall, ToolResponse,
-    custom_request_error, tool_response,
+    McpServer, McpServerBuilder, McpService, RmcpFlow, ToolCall, ToolResponse, tool_response,
 };
 use mrtr_guard::{Flow, Form, FormChoice, FormFields, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
-    CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, Implementation,
-    ServerCapabilities, ServerConfig,
+    CallToolResponse, CallToolResult, ContentBlock, Implementation, ServerCapabilities,
+    ServerConfig,
 };
-use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
 use crate::signup_tools::{Forms, run_tool};
@@ -161,8 +159,9 @@ impl Signup {
         self.run(call).await
     }
 
-    /// Answers pong at once: no form, no round (`scripts/loadbench`'s
-    /// baseline).
+    // No form, no round: `scripts/loadbench`'s baseline.
+    /// Check that the server is reachable: replies "pong" at once and asks
+    /// nothing.
     #[tool]
     async fn ping(&self) -> ToolResponse {
         let pong = CallToolResult::success(vec![ContentBlock::text("pong")]);
@@ -183,13 +182,5 @@ impl ServerHandler for Signup {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_server_info(
             Implementation::new("mrtr-guard-signup", env!("CARGO_PKG_VERSION")),
         )
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        Err(custom_request_error(&request))
     }
 }

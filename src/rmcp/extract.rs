@@ -109,7 +109,10 @@ impl fmt::Debug for ToolCall {
 }
 
 /// A `#[tool]` function's arguments as `T`, kept beside the raw JSON object
-/// they were parsed from, which the round binds its state to. Take it as
+/// they were parsed from, which the round binds its state to: for tools
+/// mounted over HTTP without [`McpServer`](super::McpServer) or
+/// `ScreenLayer` (behind them, plain `Parameters<T>` and
+/// [`RmcpFlow::round`](super::RmcpFlow::round) bind the same). Take it as
 /// `Parameters<BoundArgs<T>>` and open the round with
 /// [`RmcpFlow::round_with`](super::RmcpFlow::round_with); its JSON Schema
 /// is `T`'s, so `rmcp`'s `#[tool]` lists the tool's input schema as `T`'s.

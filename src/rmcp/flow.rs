@@ -144,14 +144,17 @@ impl RmcpFlow {
     }
 
     /// The round of a `#[tool]` function, from its [`ToolCall`] extractor,
-    /// whatever other extractors it takes, in any order. Over HTTP the
-    /// state is bound to the raw arguments the client sent, which
-    /// `ScreenLayer` kept for the round (`rmcp`'s `Parameters<T>` and
-    /// `JsonObject` take the arguments out of the call, so a `ToolCall`
-    /// after them sees none): served without the layer, the round is
-    /// refused as a programming error (`-32603`,
-    /// [`Misuse::ArgumentsUnbound`](crate::runtime::Misuse::ArgumentsUnbound)).
-    /// Without HTTP (stdio) it is bound to the arguments `ToolCall` copied.
+    /// whatever other extractors it takes (plain `Parameters<T>`,
+    /// `JsonObject`), in any order. Behind
+    /// [`McpServer`](crate::rmcp::McpServer) (or `ScreenLayer`) the state
+    /// is bound to the raw arguments the client sent, which the layer kept
+    /// for the round. Over HTTP without the layer, a `ToolCall` after
+    /// `Parameters<T>` sees no arguments (`rmcp` took them out of the call)
+    /// and the round is refused as a programming error (`-32603`,
+    /// [`Misuse::ArgumentsUnbound`](crate::runtime::Misuse::ArgumentsUnbound)):
+    /// there take `Parameters<BoundArgs<T>>` and open with
+    /// [`round_with`](Self::round_with). Without HTTP (stdio) the state is
+    /// bound to the arguments `ToolCall` copied.
     ///
     /// # Errors
     ///
@@ -164,7 +167,9 @@ impl RmcpFlow {
     /// The round of a `#[tool]` function that takes
     /// `Parameters<BoundArgs<T>>`: bound to the raw arguments `arguments` was
     /// parsed from (never to `T` serialized again), whatever the order of
-    /// the function's parameters.
+    /// the function's parameters. For tools mounted over HTTP without
+    /// [`McpServer`](crate::rmcp::McpServer) or `ScreenLayer`; behind them,
+    /// [`round`](Self::round) with plain `Parameters<T>` binds the same.
     ///
     /// # Errors
     ///

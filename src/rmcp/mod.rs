@@ -18,18 +18,23 @@
 //!   guard store holds up only the calls that carry a state, never a
 //!   runtime worker;
 //! - for `#[tool]` functions of a `#[tool_router]`: [`ToolCall`], an `rmcp`
-//!   extractor, opened into a round by [`RmcpFlow::round`], and
-//!   [`BoundArgs`], for `Parameters<BoundArgs<T>>`: `T` and the raw
-//!   arguments, which [`RmcpFlow::round_with`] binds the state to;
+//!   extractor, opened into a round by [`RmcpFlow::round`]; behind
+//!   `McpServer` the state is bound to the raw arguments whatever the
+//!   tool's other extractors (plain `Parameters<T>`), in any order. Mounted
+//!   without `McpServer` or `ScreenLayer`, a tool takes
+//!   `Parameters<BoundArgs<T>>` ([`BoundArgs`]: `T` and the raw arguments)
+//!   and opens with [`RmcpFlow::round_with`];
 //! - [`tool_response`] (and twins) turns the handler's result into `rmcp`'s
 //!   complete or input-required response, a form's fields in their declared
 //!   order ([`input_required`] says how that survives `rmcp`);
 //! - [`error_data`] maps an [`RpcError`](crate::RpcError) onto
 //!   [`ErrorData`](::rmcp::ErrorData), code, message and data unchanged;
 //! - [`custom_request_error`] fixes an `rmcp` gap: a `tools/call` whose
-//!   `inputResponses` or `requestState` does not fit `rmcp`'s types falls
-//!   through to `on_custom_request`, whose default answers `-32601` (HTTP
-//!   404). Return this from your `on_custom_request` to answer `-32602`;
+//!   params do not fit `rmcp`'s types falls through to
+//!   `on_custom_request`, whose default answers `-32601` with the method
+//!   name the client sent. [`Legacy`], and so `McpServer`, already answers
+//!   with it; a handler served without them returns it from its
+//!   `on_custom_request`;
 //! - [`Legacy`] wraps your server handler so that `2025-11-25` session
 //!   clients, which expect server-initiated `elicitation/create`, are served
 //!   by the same tools: it sends each round's requests over the session and

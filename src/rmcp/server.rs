@@ -22,7 +22,7 @@ use crate::tower::layer::ScreenLayer;
 use crate::tower::service::Screen;
 
 /// The service [`McpServerBuilder::build`] returns: mount it at your MCP
-/// path, e.g. `axum::Router::new().nest_service("/mcp", service)`.
+/// path, e.g. `axum::Router::new().route_service("/mcp", service)`.
 pub type McpService<H> = Screen<Sessions<StreamableHttpService<Legacy<H>, LocalSessionManager>>>;
 
 /// How a server finds who is calling.
@@ -51,7 +51,11 @@ enum Auth {
 ///   refuses anonymous states;
 /// - keeps the raw arguments of each call, which [`RmcpFlow::round`] binds
 ///   the state to whatever the tool's extractors took;
-/// - writes forms' fields in their declared order.
+/// - writes forms' fields in their declared order;
+/// - answers a method the handler does not serve, and a call whose params
+///   `rmcp` cannot parse, with [`custom_request_error`](super::custom_request_error)
+///   (never echoing what the client sent): the handler needs no
+///   `on_custom_request` for that.
 ///
 /// ```no_run
 /// use mrtr_guard::rmcp::{McpServer, RmcpFlow};
@@ -66,7 +70,7 @@ enum Auth {
 /// let service = McpServer::builder(Flow::new(codec))
 ///     .authenticate(|parts| parts.extensions.get::<String>().cloned())
 ///     .build(|flow| MyServer { flow })?;
-/// // axum::Router::new().nest_service("/mcp", service)
+/// // axum::Router::new().route_service("/mcp", service)
 /// # let _ = service;
 /// # Ok(())
 /// # }

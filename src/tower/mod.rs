@@ -50,7 +50,7 @@
 //! let screened = ScreenLayer::new()
 //!     .with_limits(Limits::default().with_max_bytes(256 * 1024))
 //!     .layer(mcp);
-//! // axum::Router::new().nest_service("/mcp", screened)
+//! // axum::Router::new().route_service("/mcp", screened)
 //! # let _ = screened;
 //! ```
 //!

@@ -21,16 +21,13 @@ use std::sync::Arc;
 
 use mrtr_guard_examples::serve;
 
-use mrtr_guard::rmcp::{
-    McpServer, RmcpFlow, custom_request_error, error_data, prompt_response, tool_response,
-};
+use mrtr_guard::rmcp::{McpServer, RmcpFlow, error_data, prompt_response, tool_response};
 use mrtr_guard::{Flow, KeyRing, Reply, RpcError, StateCodec, Stop};
 use mrtr_guard_examples::conformance_forms::{COLOR, CONFIRM, CONTEXT, NAME, VALUE, capital};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
-    CustomResult, GetPromptRequestParams, GetPromptResponse, GetPromptResult, Implementation,
-    ListPromptsResult, ListToolsResult, PaginatedRequestParams, Prompt, PromptMessage, Role,
-    ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
+    GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
+    PaginatedRequestParams, Prompt, PromptMessage, Role, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
@@ -213,14 +210,6 @@ impl ServerHandler for Conformance {
             )]))
         });
         prompt_response(round, result)
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        Err(custom_request_error(&request))
     }
 }
 

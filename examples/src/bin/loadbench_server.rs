@@ -213,7 +213,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             Arc::new(NeverSessionManager::default()),
             config,
         );
-        axum::Router::new().nest_service("/mcp", service)
+        axum::Router::new().route_service("/mcp", service)
     } else {
         let service = McpServer::builder(sealed)
             .anonymous()

@@ -16,7 +16,7 @@ use ::rmcp::ServerHandler;
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam,
     CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest, CustomResult,
-    DiscoverResult, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
+    DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
     GetSkillResult, GetTaskParams, GetTaskResult, InitializeRequestParams, InitializeResult,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
@@ -30,6 +30,7 @@ use ::rmcp::service::{
 
 use super::rounds::from_legacy_session;
 use super::wrapper::Legacy;
+use crate::rmcp::error::custom_request_error;
 
 impl<H: ServerHandler> ServerHandler for Legacy<H> {
     async fn call_tool(
@@ -193,12 +194,24 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         self.inner().get_tool(name)
     }
 
-    fn on_custom_request(
+    /// The wrapped handler's answer, unless it is `-32601` (`rmcp`'s
+    /// default, which echoes the method name): then
+    /// [`custom_request_error`]'s fixed one.
+    async fn on_custom_request(
         &self,
         request: CustomRequest,
         context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<CustomResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.inner().on_custom_request(request, context)
+    ) -> Result<CustomResult, ErrorData> {
+        match self
+            .inner()
+            .on_custom_request(request.clone(), context)
+            .await
+        {
+            Err(error) if error.code == ErrorCode::METHOD_NOT_FOUND => {
+                Err(custom_request_error(&request))
+            }
+            answer => answer,
+        }
     }
 
     fn on_cancelled(

@@ -146,10 +146,38 @@ impl Round<'_> {
         self.call.params().arguments()
     }
 
-    /// The authenticated principal, if any.
+    /// The authenticated principal, or `None` when the call is anonymous
+    /// (only possible when the codec
+    /// [allows anonymous states](crate::state::CodecBuilder::allow_anonymous)).
+    /// Where the mount guarantees one,
+    /// [`principal_or_anonymous`](Self::principal_or_anonymous) spares the
+    /// `Option`.
     #[must_use]
     pub fn principal(&self) -> Option<&str> {
         self.call.principal()
+    }
+
+    /// The authenticated principal, or `""` when the call is anonymous. The
+    /// codec binds no state to an empty principal (and `McpServer` refuses
+    /// one where the codec needs a principal), so `""` stands for anonymous
+    /// only. Behind a codec that refuses anonymous states, this is the
+    /// caller's principal.
+    ///
+    /// ```
+    /// # use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, StateCodec};
+    /// # use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta};
+    /// # let key = KeyRing::new(MasterKey::from_bytes(&[7; 32])?);
+    /// # let codec = StateCodec::builder("https://mcp.example.com/mcp", key).allow_anonymous().build()?;
+    /// # let flow = Flow::new(codec);
+    /// # let meta = RequestMeta::new("2026-07-28", ClientCapabilities::none());
+    /// let call = || Call::new(CallParams::new(Method::ToolsCall, "ShipOrder", meta.clone()));
+    /// assert_eq!(flow.round(call().with_principal("ada"))?.principal_or_anonymous(), "ada");
+    /// assert_eq!(flow.round(call())?.principal_or_anonymous(), "");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn principal_or_anonymous(&self) -> &str {
+        self.call.principal().unwrap_or_default()
     }
 
     /// The capabilities this request declares.

@@ -1,6 +1,6 @@
 //! The demo server (`examples/src/bin/signup_server.rs`'s handler and
 //! router) over real HTTP on loopback, driven by a few lines of HTTP/1.1
-//! (`client`): what a client sees when its answers keep failing validation
+//! (`client`): the tools the demo lists (`endpoint`); what a client sees when its answers keep failing validation
 //! (`invalid_answers`); `2025-11-25` sessions bound to the principal that
 //! opened them, and capped (`sessions`); SSE priming events only for the
 //! revisions that know them (`priming`); the binary refusing a bad key or
@@ -10,6 +10,7 @@
 //! (`minimal`).
 
 mod client;
+mod endpoint;
 mod invalid_answers;
 mod minimal;
 mod priming;

@@ -29,18 +29,16 @@ use http_body::{Body, Frame};
 use http_body_util::BodyExt;
 use mrtr_guard::rmcp::{
     BoundArgs, McpServer, McpService, RmcpFlow, ServerConfigError, ToolCall, ToolResponse,
-    custom_request_error, tool_response,
+    tool_response,
 };
 use mrtr_guard::{Flow, Form, KeyRing, MasterKey, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, CustomRequest, CustomResult, JsonObject, MetaObject,
-    ServerCapabilities, ServerConfig,
+    CallToolResult, ContentBlock, JsonObject, MetaObject, ServerCapabilities, ServerConfig,
 };
 use rmcp::schemars::JsonSchema;
-use rmcp::service::{RequestContext, RoleServer};
-use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tower_service::Service;
@@ -129,14 +127,6 @@ impl Rooms {
 impl ServerHandler for Rooms {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-
-    async fn on_custom_request(
-        &self,
-        request: CustomRequest,
-        _cx: RequestContext<RoleServer>,
-    ) -> Result<CustomResult, ErrorData> {
-        Err(custom_request_error(&request))
     }
 }
 
@@ -314,7 +304,8 @@ async fn a_call_without_a_principal_is_unauthorized() {
     assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
 }
 
-/// An unknown method's name is the client's string: it is never echoed.
+/// An unknown method's name is the client's string: it is never echoed,
+/// though the handler has no `on_custom_request` (`McpServer` answers it).
 #[tokio::test]
 async fn an_unknown_method_is_not_echoed() {
     let method = "tools/x-<script>alert(1)</script>";
@@ -327,6 +318,16 @@ async fn an_unknown_method_is_not_echoed() {
     let (_, _, reply) = call(&rooms(), request).await;
     assert_eq!(reply["error"]["code"], -32601, "{reply}");
     assert!(!reply.to_string().contains("script"), "{reply}");
+}
+
+/// A call whose params `rmcp` cannot parse reaches no tool and is answered
+/// `-32602`, not `rmcp`'s `-32601` with the method name, by `McpServer`
+/// alone.
+#[tokio::test]
+async fn a_call_rmcp_cannot_parse_is_invalid_params() {
+    let params = json!({"name": "params_first", "arguments": "A"});
+    let (_, _, reply) = post(&rooms(), "tools/call", params).await;
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
 }
 
 /// A body that sends its first bytes and then nothing.
