@@ -43,7 +43,8 @@ impl ServerHandler for Shop {
     }
 }
 
-/// A stand-in for your OAuth check: the principal is the verified subject.
+/// A stand-in for your OAuth check (verify a real token, and compare
+/// secrets in constant time): the principal is the verified subject.
 fn authenticate(parts: &Parts, token: &str) -> Option<String> {
     let value = parts.headers.get(header::AUTHORIZATION)?.to_str().ok()?;
     (value.strip_prefix("Bearer ")? == token).then(|| "user-1".to_owned())
@@ -65,7 +66,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             ship,
             tool_router: Shop::tool_router(),
         })?;
-    let app = axum::Router::new().nest_service("/mcp", service);
+    let app = axum::Router::new().route_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
     eprintln!("listening on http://{}/mcp", listener.local_addr()?);
     Ok(axum::serve(listener, app).await?)

@@ -425,7 +425,7 @@ fn the_readme_mount_builds_the_server() {
         let service = McpServer::builder(Flow::new(codec))
             .authenticate(your_authentication)
             .build(|flow| Shop::with(flow, ship))?;
-        let app = axum::Router::new().nest_service("/mcp", service);
+        let app = axum::Router::new().route_service("/mcp", service);
         // README: mount (end)
         Ok(app)
     };
