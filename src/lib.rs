@@ -165,6 +165,7 @@ pub mod form;
 pub mod json;
 pub mod runtime;
 pub mod state;
+pub mod task;
 pub mod wire;
 
 #[cfg(feature = "rmcp")]

@@ -53,6 +53,7 @@ pub fn tool_response<T: IntoCallToolResult>(
                 failure.to_string(),
             )]))
         }
+        RoundEnd::Task { request_state } => task_start(request_state),
     })
 }
 
@@ -78,6 +79,7 @@ pub fn prompt_response(
         RoundEnd::Declined { .. } => said("The request was declined."),
         RoundEnd::Cancelled { .. } => said("The request was cancelled."),
         RoundEnd::Aborted(failure) => said(&failure.to_string()),
+        RoundEnd::Task { .. } => return Err(error_data(RpcError::internal_error())),
     })
 }
 
@@ -99,7 +101,21 @@ pub fn resource_response(
         RoundEnd::Declined { .. } | RoundEnd::Cancelled { .. } | RoundEnd::Aborted(_) => {
             ReadResourceResponse::Complete(ReadResourceResult::new(Vec::new()))
         }
+        RoundEnd::Task { .. } => return Err(error_data(RpcError::internal_error())),
     })
+}
+
+/// A round that ends as a task ([`RoundEnd::Task`]), as the handler hands
+/// it to the task host (`McpServer`'s, which offered the task and alone
+/// reads it): an input-required result that asks nothing and carries the
+/// state the task's first run opens. A round ends so only where the host
+/// offered a task ([`TaskPhase::Offered`](crate::runtime::TaskPhase)); the
+/// runtime never ends a round with an ask of nothing otherwise.
+fn task_start(request_state: String) -> CallToolResponse {
+    CallToolResponse::InputRequired(::rmcp::model::InputRequiredResult::new(
+        None,
+        Some(request_state),
+    ))
 }
 
 /// Our [`InputRequiredResult`] as `rmcp`'s, a form's fields in the order

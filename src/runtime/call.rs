@@ -1,5 +1,6 @@
 //! [`Call`]: one incoming call and the principal it was made by.
 
+use crate::runtime::task::TaskPhase;
 use crate::wire::CallParams;
 
 /// One incoming call: its parsed params and the principal your
@@ -8,6 +9,7 @@ use crate::wire::CallParams;
 pub struct Call {
     params: CallParams,
     principal: Option<String>,
+    task: TaskPhase,
 }
 
 impl Call {
@@ -18,6 +20,7 @@ impl Call {
         Self {
             params,
             principal: None,
+            task: TaskPhase::Synchronous,
         }
     }
 
@@ -27,6 +30,20 @@ impl Call {
     pub fn with_principal(mut self, principal: impl Into<String>) -> Self {
         self.principal = Some(principal.into());
         self
+    }
+
+    /// Whether the call may run on as a task, as the host decided
+    /// ([`TaskPhase::Synchronous`] unless set).
+    #[must_use]
+    pub fn with_task_phase(mut self, phase: TaskPhase) -> Self {
+        self.task = phase;
+        self
+    }
+
+    /// Whether the call may run on as a task.
+    #[must_use]
+    pub fn task_phase(&self) -> TaskPhase {
+        self.task
     }
 
     /// The params.

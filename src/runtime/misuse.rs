@@ -55,6 +55,10 @@ pub enum Misuse {
     /// [`FormBuilder::build`](crate::form::FormBuilder::build) gives this):
     /// the error says which field and why.
     InvalidForm(Box<FormError>),
+    /// The handler called [`Round::task`](crate::runtime::Round::task) for a
+    /// tool its server did not declare as one that may run as a task
+    /// (`McpServerBuilder::task_tool` in `mrtr_guard::rmcp`).
+    TaskNotDeclared,
 }
 
 impl Misuse {
@@ -67,6 +71,7 @@ impl Misuse {
             Self::StateTooLarge { .. } => "state_too_large",
             Self::ArgumentsUnbound => "arguments_unbound",
             Self::InvalidForm(_) => "invalid_form",
+            Self::TaskNotDeclared => "task_not_declared",
         }
     }
 
@@ -111,6 +116,10 @@ impl fmt::Display for Misuse {
                  or open the round with RmcpFlow::tool_round",
             ),
             Self::InvalidForm(error) => write!(f, "a form the handler built is invalid: {error}"),
+            Self::TaskNotDeclared => f.write_str(
+                "the handler called Round::task for a tool not declared as one that may run \
+                 as a task: declare it with McpServerBuilder::task_tool",
+            ),
         }
     }
 }

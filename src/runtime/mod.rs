@@ -6,7 +6,8 @@
 //! ([`Clock`], [`FixedClock`], [`SystemClock`]), [`AbortReason`], a handler's
 //! mistake ([`Misuse`], kept on the internal error it becomes), and what an
 //! async host opens a call into ([`Opening`], [`Opened`]; see
-//! [`Flow::open_async`]).
+//! [`Flow::open_async`]), and whether a call may run on as a task
+//! ([`TaskPhase`], [`Round::task`]).
 //!
 //! A handler runs top-down on every round, from the top each time. It reads
 //! answers first; asks only for what is still missing; and finishes when all
@@ -59,6 +60,7 @@ mod misuse;
 mod reask;
 mod reply;
 mod round;
+mod task;
 
 pub use call::Call;
 pub use clock::{Clock, FixedClock, SystemClock};
@@ -66,3 +68,4 @@ pub use flow::Flow;
 pub use misuse::Misuse;
 pub use reply::{AbortReason, Reply, RoundEnd, Stop};
 pub use round::{Opened, Opening, Round};
+pub use task::TaskPhase;

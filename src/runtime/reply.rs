@@ -85,6 +85,11 @@ pub enum Stop {
     },
     /// The call fails with this JSON-RPC error.
     Error(RpcError),
+    /// The call runs on as a task from here
+    /// ([`Round::task`](crate::runtime::Round::task)): the round ends with
+    /// [`RoundEnd::Task`], and the host runs the handler again inside the
+    /// task.
+    Task,
 }
 
 impl fmt::Display for Stop {
@@ -94,6 +99,7 @@ impl fmt::Display for Stop {
             Self::Declined { key } => write!(f, "the user declined {key:?}"),
             Self::Cancelled { key } => write!(f, "the user cancelled {key:?}"),
             Self::Error(error) => write!(f, "the call failed: {error}"),
+            Self::Task => f.write_str("the call runs on as a task"),
         }
     }
 }
@@ -179,6 +185,14 @@ pub enum RoundEnd<T> {
     /// The flow cannot go on, for a reason the user should hear: send a
     /// tool error (`isError: true`) whose text is the failure's `Display`.
     Aborted(AbortReason),
+    /// The call runs on as a task ([`Stop::Task`]): the host creates the
+    /// task and runs the handler again inside it, with this state (which
+    /// carries the flow's answers and effects so far) as its retry's
+    /// `requestState`. The state never goes to the client.
+    Task {
+        /// The state the task's first run opens.
+        request_state: String,
+    },
 }
 
 /// Why a flow ended without its result, in words for the user: each

@@ -98,6 +98,11 @@ impl StateCodec {
         self.anonymous
     }
 
+    /// The key ring (what records a server keeps are sealed with).
+    pub(crate) fn keys(&self) -> &KeyRing {
+        &self.keys
+    }
+
     /// Whether a key of the ring is all zero bytes (a placeholder).
     pub fn has_all_zero_key(&self) -> bool {
         self.keys.has_all_zero_key()

@@ -34,6 +34,7 @@ const HKDF_SALT: &[u8] = b"mrtr-guard/v1/hkdf-salt";
 const LABEL_SEAL: &[u8] = b"mrtr-guard/v1/seal-key";
 const LABEL_SIGN: &[u8] = b"mrtr-guard/v1/sign-key";
 const LABEL_KEY_ID: &[u8] = b"mrtr-guard/v1/key-id";
+const LABEL_RECORD: &[u8] = b"mrtr-guard/v1/record-key";
 
 /// A secret master key and the subkeys derived from it.
 ///
@@ -58,6 +59,9 @@ pub struct MasterKey {
     /// lands on the stack. Its key is zeroed on drop (`chacha20poly1305`'s
     /// `zeroize` feature).
     cipher: XChaCha20Poly1305,
+    /// The AEAD that seals what a server stores for a client (task records,
+    /// remembered answers), under a subkey of its own.
+    record: XChaCha20Poly1305,
     sign: Zeroizing<[u8; 32]>,
     /// HMAC keyed with `sign`, cloned per token: saves hashing the key's two
     /// pads every time. Its hash states are zeroed on drop (`sha2`'s
@@ -87,12 +91,18 @@ impl MasterKey {
         hkdf_expand(&hkdf, LABEL_SIGN, sign.as_mut_slice());
         hkdf_expand(&hkdf, LABEL_KEY_ID, &mut id);
         let cipher = XChaCha20Poly1305::new((&*seal).into());
+        let record = {
+            let mut key = Zeroizing::new([0u8; 32]);
+            hkdf_expand(&hkdf, LABEL_RECORD, key.as_mut_slice());
+            XChaCha20Poly1305::new((&*key).into())
+        };
         let sign_mac = new_hmac(sign.as_slice());
         let all_zero = bytes.iter().all(|&byte| byte == 0);
         Ok(Self {
             id: KeyId(id),
             seal,
             cipher,
+            record,
             sign,
             sign_mac,
             all_zero,
@@ -160,6 +170,10 @@ impl MasterKey {
 
     pub(crate) fn seal_cipher(&self) -> &XChaCha20Poly1305 {
         &self.cipher
+    }
+
+    pub(crate) fn record_cipher(&self) -> &XChaCha20Poly1305 {
+        &self.record
     }
 
     #[cfg(test)]

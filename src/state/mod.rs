@@ -29,6 +29,7 @@ mod info;
 mod keys;
 mod layout;
 mod policy;
+mod record;
 mod replay;
 mod sealed;
 mod signed;
@@ -46,11 +47,11 @@ pub(crate) use claims_json::{ANSWER_FRAME_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, 
 pub use codec::{CodecBuilder, StateCodec};
 pub use error::{ConfigError, MintError, StateError};
 pub use info::TokenInfo;
-#[cfg(feature = "tower")]
 pub(crate) use keys::fill_random;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use layout::Mode;
 pub use policy::Policy;
+pub(crate) use record::{open_record, seal_record};
 pub use replay::{
     AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
     TokenUse,

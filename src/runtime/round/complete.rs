@@ -24,6 +24,10 @@ impl Round<'_> {
     ///   questions go out ([`RoundEnd::InputRequired`]); asks are never
     ///   dropped. If the flow may not ask again (its round cap or deadline
     ///   is reached), [`RoundEnd::Aborted`] says which.
+    /// - [`Stop::Task`] with nothing asked in this round: [`RoundEnd::Task`],
+    ///   with the state the task's first run opens (a round of the flow: the
+    ///   round cap and the deadline apply as to an ask). With questions
+    ///   asked, they go out first, as for `Ok`.
     /// - [`Stop::Ask`] with no question asked: `-32021` naming what the
     ///   unsupported asks needed, if there were any; otherwise a
     ///   [`Misuse::NothingAsked`].
@@ -49,6 +53,11 @@ impl Round<'_> {
             Err(Stop::Declined { key }) => Ok(RoundEnd::Declined { key }),
             Err(Stop::Cancelled { key }) => Ok(RoundEnd::Cancelled { key }),
             Ok(value) if self.next.asks.is_empty() => Ok(RoundEnd::Complete(value)),
+            Err(Stop::Task) if self.next.asks.is_empty() => self.mint().map(|minted| {
+                minted.map_or_else(RoundEnd::Aborted, |request_state| RoundEnd::Task {
+                    request_state,
+                })
+            }),
             Err(_) if self.next.asks.is_empty() => Err(if self.next.missing.is_empty() {
                 Misuse::NothingAsked.into_error()
             } else {
@@ -58,7 +67,17 @@ impl Round<'_> {
         }
     }
 
-    fn input_required<T>(self) -> Result<RoundEnd<T>, RpcError> {
+    fn input_required<T>(mut self) -> Result<RoundEnd<T>, RpcError> {
+        let asks = std::mem::take(&mut self.next.asks);
+        Ok(match self.mint()? {
+            Ok(token) => RoundEnd::InputRequired(InputRequiredResult::new(asks, token)),
+            Err(reason) => RoundEnd::Aborted(reason),
+        })
+    }
+
+    /// The next state: what this round asks and everything the flow
+    /// carries, or why the flow may not go on.
+    fn mint(self) -> Result<Result<String, AbortReason>, RpcError> {
         let own = budget::own_len(
             &self.next.questions,
             &self.next.reasks,
@@ -94,14 +113,11 @@ impl Round<'_> {
             (Some(claims), _) => codec.next_at(&binding, claims, &contents, now),
         };
         match token {
-            Ok(token) => Ok(RoundEnd::InputRequired(InputRequiredResult::new(
-                self.next.asks,
-                token,
-            ))),
+            Ok(token) => Ok(Ok(token)),
             Err(MintError::TooManyRounds { max_rounds }) => {
-                Ok(RoundEnd::Aborted(AbortReason::TooManyRounds { max_rounds }))
+                Ok(Err(AbortReason::TooManyRounds { max_rounds }))
             }
-            Err(MintError::FlowExpired) => Ok(RoundEnd::Aborted(AbortReason::DeadlinePassed)),
+            Err(MintError::FlowExpired) => Ok(Err(AbortReason::DeadlinePassed)),
             Err(_) => Err(RpcError::internal_error()),
         }
     }

@@ -15,6 +15,7 @@ use crate::runtime::call::Call;
 use crate::runtime::flow::Flow;
 use crate::runtime::misuse::Misuse;
 use crate::runtime::reply;
+use crate::runtime::task::TaskPhase;
 use crate::state::{Claims, FlowId, ProvenAnswer, Reask};
 use crate::wire::{ClientCapabilities, InputRequests, Method, RpcError};
 
@@ -249,6 +250,47 @@ impl Round<'_> {
         }
         let id = FlowId::random().ok_or_else(RpcError::internal_error)?;
         Ok(*self.fresh_id.get_or_init(|| id))
+    }
+
+    /// Runs the rest of the handler as a task (the Tasks extension,
+    /// SEP-2663), where the host allows it: the long work of a tool goes
+    /// after this call. Write `round.task()?;`.
+    ///
+    /// - When the client declared the extension and the tool may run as a
+    ///   task, the call ends here with [`Stop::Task`](crate::runtime::Stop::Task):
+    ///   the host creates the task, answers the call with it, and runs the
+    ///   handler again inside the task, from the top, with the answers
+    ///   the flow has so far (asks before this call are ordinary rounds,
+    ///   before the task).
+    /// - Inside the task, and when the call runs to its end in the call (a
+    ///   client that did not declare the extension, a host that runs no
+    ///   tasks), it returns `Ok` at once: the handler goes on, and its asks
+    ///   park their questions on the task, or are ordinary rounds.
+    ///
+    /// Which it is, is the call's [`TaskPhase`](crate::runtime::TaskPhase).
+    ///
+    /// # Errors
+    ///
+    /// [`Stop::Task`](crate::runtime::Stop::Task) where the call becomes a
+    /// task here; a handler that calls this for a tool its server did not
+    /// declare as one that may run as a task ends the round with an internal
+    /// error ([`Misuse::TaskNotDeclared`]).
+    pub fn task(&mut self) -> Result<(), reply::Stop> {
+        match self.call.task_phase() {
+            TaskPhase::Synchronous | TaskPhase::Inside => Ok(()),
+            TaskPhase::Offered => Err(reply::Stop::Task),
+            TaskPhase::NotDeclared => {
+                self.next.misuse.get_or_insert(Misuse::TaskNotDeclared);
+                Err(reply::Stop::Task)
+            }
+        }
+    }
+
+    /// Whether this run is a task's (its asks park their questions on
+    /// the task).
+    #[must_use]
+    pub fn is_task(&self) -> bool {
+        self.call.task_phase() == TaskPhase::Inside
     }
 
     /// Runs `effect` once per flow: in the first round that reaches this

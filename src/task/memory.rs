@@ -1,0 +1,185 @@
+//! [`MemoryTaskStore`]: the task store of one process.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use time::OffsetDateTime;
+
+use crate::state::PrincipalKey;
+use crate::task::error::TaskStoreError;
+use crate::task::id::TaskId;
+use crate::task::store::{NewTask, Stored, StoreFuture, TaskStore};
+
+/// The most bytes of remembered answers a [`MemoryTaskStore`] keeps by
+/// default (64 MiB): past it, a final round's answer is not remembered.
+pub const DEFAULT_REMEMBERED_BYTES: usize = 64 * 1024 * 1024;
+
+/// Tasks in this process's memory: for a server that runs as one instance
+/// (every instance of a server needs the same store; several instances
+/// share a Redis one). Expired records are dropped as the store is used.
+#[derive(Debug)]
+pub struct MemoryTaskStore {
+    inner: Mutex<Inner>,
+    remembered_cap: usize,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    tasks: HashMap<TaskId, Entry>,
+    answers: HashMap<[u8; 32], (Vec<u8>, OffsetDateTime)>,
+    answer_bytes: usize,
+    next_version: u64,
+}
+
+#[derive(Debug)]
+struct Entry {
+    version: u64,
+    record: Vec<u8>,
+    owner: PrincipalKey,
+    expires_at: OffsetDateTime,
+}
+
+impl MemoryTaskStore {
+    /// An empty store.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_remembered_bytes(DEFAULT_REMEMBERED_BYTES)
+    }
+
+    /// An empty store that keeps at most `max` bytes of remembered answers.
+    #[must_use]
+    pub fn with_remembered_bytes(max: usize) -> Self {
+        Self {
+            inner: Mutex::new(Inner::default()),
+            remembered_cap: max,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Default for MemoryTaskStore {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Inner {
+    fn sweep(&mut self, now: OffsetDateTime) {
+        self.tasks.retain(|_, entry| entry.expires_at > now);
+        let mut freed = 0usize;
+        self.answers.retain(|_, (answer, expires_at)| {
+            let keep = *expires_at > now;
+            if !keep {
+                freed = freed.saturating_add(answer.len());
+            }
+            keep
+        });
+        self.answer_bytes = self.answer_bytes.saturating_sub(freed);
+    }
+
+    fn version(&mut self) -> u64 {
+        self.next_version = self.next_version.wrapping_add(1);
+        self.next_version
+    }
+}
+
+fn ready<'a, T: Send + 'a>(value: Result<T, TaskStoreError>) -> StoreFuture<'a, T> {
+    Box::pin(std::future::ready(value))
+}
+
+impl TaskStore for MemoryTaskStore {
+    fn create<'a>(&'a self, task: NewTask<'a>) -> StoreFuture<'a, ()> {
+        let mut inner = self.lock();
+        inner.sweep(OffsetDateTime::now_utc());
+        if inner.tasks.len() >= task.limits.total {
+            return ready(Err(TaskStoreError::Full));
+        }
+        let owned = inner
+            .tasks
+            .values()
+            .filter(|entry| entry.owner == task.owner)
+            .count();
+        if owned >= task.limits.per_principal {
+            return ready(Err(TaskStoreError::PrincipalFull));
+        }
+        let version = inner.version();
+        inner.tasks.insert(
+            *task.id,
+            Entry {
+                version,
+                record: task.record.to_vec(),
+                owner: task.owner,
+                expires_at: task.expires_at,
+            },
+        );
+        ready(Ok(()))
+    }
+
+    fn load<'a>(&'a self, id: &'a TaskId) -> StoreFuture<'a, Option<Stored>> {
+        let inner = self.lock();
+        let now = OffsetDateTime::now_utc();
+        ready(Ok(inner
+            .tasks
+            .get(id)
+            .filter(|entry| entry.expires_at > now)
+            .map(|entry| Stored {
+                version: entry.version,
+                record: entry.record.clone(),
+            })))
+    }
+
+    fn replace<'a>(
+        &'a self,
+        id: &'a TaskId,
+        version: u64,
+        record: &'a [u8],
+        expires_at: OffsetDateTime,
+    ) -> StoreFuture<'a, bool> {
+        let mut inner = self.lock();
+        let now = OffsetDateTime::now_utc();
+        let current = inner
+            .tasks
+            .get(id)
+            .is_some_and(|entry| entry.version == version && entry.expires_at > now);
+        if !current {
+            return ready(Ok(false));
+        }
+        let next = inner.version();
+        if let Some(entry) = inner.tasks.get_mut(id) {
+            entry.version = next;
+            entry.record = record.to_vec();
+            entry.expires_at = expires_at;
+        }
+        ready(Ok(true))
+    }
+
+    fn remember<'a>(
+        &'a self,
+        key: &'a [u8; 32],
+        answer: &'a [u8],
+        expires_at: OffsetDateTime,
+    ) -> StoreFuture<'a, ()> {
+        let mut inner = self.lock();
+        inner.sweep(OffsetDateTime::now_utc());
+        if inner.answer_bytes.saturating_add(answer.len()) <= self.remembered_cap {
+            inner.answer_bytes = inner.answer_bytes.saturating_add(answer.len());
+            if let Some((old, _)) = inner.answers.insert(*key, (answer.to_vec(), expires_at)) {
+                inner.answer_bytes = inner.answer_bytes.saturating_sub(old.len());
+            }
+        }
+        ready(Ok(()))
+    }
+
+    fn recall<'a>(&'a self, key: &'a [u8; 32]) -> StoreFuture<'a, Option<Vec<u8>>> {
+        let inner = self.lock();
+        let now = OffsetDateTime::now_utc();
+        ready(Ok(inner
+            .answers
+            .get(key)
+            .filter(|(_, expires_at)| *expires_at > now)
+            .map(|(answer, _)| answer.clone())))
+    }
+}

@@ -1,0 +1,119 @@
+//! [`TaskRecord`]: everything the server keeps about one task, sealed with
+//! its key and bound to the task's id before it reaches the store.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use crate::state::{KeyRing, open_record, seal_record};
+use crate::task::id::TaskId;
+
+/// The record kind tasks are sealed as.
+const KIND: &str = "task";
+
+/// A task's status (SEP-2663).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum Status {
+    Working,
+    InputRequired,
+    Completed,
+    Failed,
+    Cancelled,
+}
+
+impl Status {
+    pub(crate) fn is_terminal(self) -> bool {
+        matches!(self, Self::Completed | Self::Failed | Self::Cancelled)
+    }
+}
+
+/// The call a task runs: what its handler is run with each time.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct TaskCall {
+    /// The tool's name.
+    pub(crate) name: String,
+    /// The arguments, as the client sent them (what the state is bound to).
+    pub(crate) arguments: Option<Map<String, Value>>,
+    /// The call's `_meta` (its protocol version and capabilities).
+    pub(crate) meta: Map<String, Value>,
+}
+
+/// A question parked on the task, under the key the client answers.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct Parked {
+    /// The key the handler asked it under.
+    pub(crate) key: String,
+    /// The input request, as sent.
+    pub(crate) request: Value,
+}
+
+/// Everything kept about one task.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct TaskRecord {
+    /// The principal that created it (`None`: anonymous).
+    pub(crate) owner: Option<String>,
+    pub(crate) status: Status,
+    pub(crate) status_message: Option<String>,
+    /// Unix milliseconds.
+    pub(crate) created_at: i64,
+    /// Unix milliseconds.
+    pub(crate) updated_at: i64,
+    /// The task's time to live from its creation, in milliseconds.
+    pub(crate) ttl_ms: u64,
+    pub(crate) poll_interval_ms: u64,
+    /// While working: until when the instance running it vouches for it
+    /// (it renews this while the handler runs), in Unix milliseconds.
+    pub(crate) lease_until: Option<i64>,
+    pub(crate) call: TaskCall,
+    /// The state the handler's next run opens.
+    pub(crate) request_state: Option<String>,
+    /// Task key -> the question parked under it, while unanswered.
+    pub(crate) outstanding: BTreeMap<String, Parked>,
+    /// Handler key -> the answer given, for the next run.
+    pub(crate) answers: BTreeMap<String, Value>,
+    /// How many task keys were issued: keys are never reused in a task.
+    pub(crate) issued: u64,
+    /// The tool's result, once completed.
+    pub(crate) result: Option<Value>,
+    /// The JSON-RPC error, once failed.
+    pub(crate) error: Option<Value>,
+}
+
+impl TaskRecord {
+    /// When the task's TTL ends.
+    pub(crate) fn expires_at(&self) -> OffsetDateTime {
+        let ttl = i64::try_from(self.ttl_ms).unwrap_or(i64::MAX);
+        from_millis(self.created_at.saturating_add(ttl))
+    }
+}
+
+/// `at` in Unix milliseconds.
+pub(crate) fn millis(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+}
+
+/// Unix milliseconds as a time (the epoch when out of range).
+pub(crate) fn from_millis(ms: i64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
+impl TaskRecord {
+
+    /// The record sealed for the task `id`; `None` when it cannot be
+    /// serialized or the OS random generator fails.
+    pub(crate) fn seal(&self, keys: &KeyRing, id: &TaskId) -> Option<Vec<u8>> {
+        let plain = zeroize::Zeroizing::new(serde_json::to_vec(self).ok()?);
+        seal_record(keys, KIND, &id.to_bytes(), &plain)
+    }
+
+    /// The record of task `id` from its sealed bytes; `None` when they do
+    /// not open for that id under the ring.
+    pub(crate) fn open(keys: &KeyRing, id: &TaskId, sealed: &[u8]) -> Option<Self> {
+        let plain = open_record(keys, KIND, &id.to_bytes(), sealed)?;
+        serde_json::from_slice(&plain).ok()
+    }
+}

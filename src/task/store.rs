@@ -1,0 +1,112 @@
+//! The contract of a task store: sealed records under versions, created
+//! durably, replaced only over the version read, within caps; and the
+//! remembered answers of final rounds.
+//!
+//! A store keeps bytes it cannot read: every record and answer is sealed
+//! with the server's key and bound to its id before it gets here
+//! (`mrtr_guard::rmcp`'s task host does it). What a store must guarantee is
+//! in [`TaskStore`]; `tests/state/task_store/` holds one contract suite every
+//! store runs.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+
+use time::OffsetDateTime;
+
+use crate::state::PrincipalKey;
+use crate::task::error::TaskStoreError;
+use crate::task::id::TaskId;
+
+/// What a store's methods return: a boxed future, so that a store is a
+/// trait object ([`Arc<dyn TaskStore>`](std::sync::Arc)).
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'a>>;
+
+/// The caps on stored tasks: at most `per_principal` for one principal and
+/// `total` in the store, counting every task not yet expired (ended ones
+/// too, until their TTL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskLimits {
+    /// Tasks one principal may hold.
+    pub per_principal: usize,
+    /// Tasks the store may hold.
+    pub total: usize,
+}
+
+/// A new task: its id, its owner's key (for the caps), its sealed record and
+/// when the store may forget it.
+#[derive(Debug, Clone, Copy)]
+pub struct NewTask<'a> {
+    /// The task's id.
+    pub id: &'a TaskId,
+    /// The key of the principal that created it (never the principal).
+    pub owner: PrincipalKey,
+    /// The sealed record.
+    pub record: &'a [u8],
+    /// When the store forgets it.
+    pub expires_at: OffsetDateTime,
+    /// The caps it is created within.
+    pub limits: TaskLimits,
+}
+
+/// A record as stored: its bytes and its version, which a replacement must
+/// name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stored {
+    /// The version: changes with every replacement.
+    pub version: u64,
+    /// The sealed record.
+    pub record: Vec<u8>,
+}
+
+/// Where a server's tasks live, shared by every instance that serves them.
+///
+/// What every store guarantees (the contract suite checks each):
+///
+/// - **Durable creation**: when [`create`](Self::create) resolves, a
+///   [`load`](Self::load) of the id on any instance finds it.
+/// - **Compare and replace**: [`replace`](Self::replace) writes only over the
+///   version it names, atomically; of two writers that read one version,
+///   one wins and the other learns it lost. Every change of a task goes
+///   through it, which is what makes an answered key resume a task once.
+/// - **Read your write**: a `load` after a `replace` resolved sees it.
+/// - **Caps**: a create past [`TaskLimits`] is refused, with which cap.
+/// - **Expiry**: a record is gone after its `expires_at`.
+/// - **Remembered answers**: [`remember`](Self::remember) keeps a final
+///   round's sealed answer until its `expires_at`, [`recall`](Self::recall)
+///   finds it.
+pub trait TaskStore: Send + Sync + fmt::Debug {
+    /// Stores a new task, durably, within its caps.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::PrincipalFull`] or [`TaskStoreError::Full`] at a
+    /// cap; [`TaskStoreError::Unavailable`] when the store failed.
+    fn create<'a>(&'a self, task: NewTask<'a>) -> StoreFuture<'a, ()>;
+
+    /// The task's record and version, or `None` for an id it does not hold
+    /// (never created, or expired).
+    fn load<'a>(&'a self, id: &'a TaskId) -> StoreFuture<'a, Option<Stored>>;
+
+    /// Replaces the record of `id` if its version is still `version`:
+    /// `true` when it did, `false` when another write came first (or the
+    /// task is gone).
+    fn replace<'a>(
+        &'a self,
+        id: &'a TaskId,
+        version: u64,
+        record: &'a [u8],
+        expires_at: OffsetDateTime,
+    ) -> StoreFuture<'a, bool>;
+
+    /// Keeps `answer` (sealed) under `key` until `expires_at`.
+    fn remember<'a>(
+        &'a self,
+        key: &'a [u8; 32],
+        answer: &'a [u8],
+        expires_at: OffsetDateTime,
+    ) -> StoreFuture<'a, ()>;
+
+    /// The answer kept under `key`, if it is still kept.
+    fn recall<'a>(&'a self, key: &'a [u8; 32]) -> StoreFuture<'a, Option<Vec<u8>>>;
+}
