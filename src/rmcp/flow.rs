@@ -13,7 +13,9 @@ use serde_json::{Map, Value};
 
 use super::error::error_data;
 use super::extract::{BoundArgs, Context, ToolCall};
+use super::task::offer::{note_replay, task_phase};
 use crate::runtime::{Call, Flow, Misuse, Opened, Opening, Round};
+use crate::state::StateError;
 #[cfg(feature = "tower")]
 use crate::tower::service::RawArguments;
 use crate::wire::Method;
@@ -71,6 +73,18 @@ impl RmcpFlow {
     /// The flow.
     pub fn flow(&self) -> &Flow {
         &self.flow
+    }
+
+    /// The flow, shared (the task host seals its records with its keys).
+    #[cfg(feature = "server")]
+    pub(super) fn shared_flow(&self) -> Arc<Flow> {
+        Arc::clone(&self.flow)
+    }
+
+    /// The principal function, for the task host's owner checks.
+    #[cfg(feature = "server")]
+    pub(super) fn principal_fn(&self) -> Option<Arc<PrincipalFn>> {
+        Some(Arc::clone(&self.principal))
     }
 
     /// The round of a `tools/call`.
@@ -241,7 +255,13 @@ impl RmcpFlow {
             }
             None => Call::new(params),
         };
-        let opened = self.open(call).await.map_err(error_data)?;
+        let call = call.with_task_phase(task_phase(context.parts));
+        let opened = self.open(call).await.map_err(|error| {
+            if error.state_error() == Some(&StateError::Replayed) {
+                note_replay(context.parts);
+            }
+            error_data(error)
+        })?;
         Ok(opened.round(&self.flow))
     }
 

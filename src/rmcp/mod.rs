@@ -95,6 +95,7 @@ mod response;
 mod server;
 #[cfg(feature = "server")]
 mod session;
+mod task;
 
 pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
@@ -111,3 +112,8 @@ pub use server::{
 };
 #[cfg(feature = "server")]
 pub use session::{PrimingFilter, Sessions, Watched};
+#[cfg(feature = "server")]
+pub use task::{
+    DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, DEFAULT_TASKS_PER_PRINCIPAL,
+    DEFAULT_TASKS_TOTAL, MAX_REMEMBERED_ANSWER, TaskSupport,
+};

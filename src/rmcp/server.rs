@@ -16,6 +16,9 @@ use tower_layer::Layer;
 use super::flow::RmcpFlow;
 use super::legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy};
 use super::session::{SessionBook, SessionLimits, Sessions};
+use super::task::host::TaskHost;
+use super::task::settings::{TaskSettings, TaskSupport};
+use crate::task::{MemoryTaskStore, TaskLimits, TaskStore};
 use crate::json::Limits;
 use crate::runtime::Flow;
 use crate::tower::layer::ScreenLayer;
@@ -95,6 +98,7 @@ impl McpServer {
                 calls_per_principal: DEFAULT_CALLS_PER_PRINCIPAL,
                 calls_total: DEFAULT_CALLS_TOTAL,
             },
+            tasks: TaskSettings::new(Arc::new(MemoryTaskStore::new())),
         }
     }
 }
@@ -122,9 +126,70 @@ pub struct McpServerBuilder {
     max_response_bytes: usize,
     legacy: Option<Duration>,
     sessions: SessionLimits,
+    tasks: TaskSettings,
 }
 
 impl McpServerBuilder {
+    /// Declares that the tool `name` may run as a task (the Tasks extension,
+    /// SEP-2663; [`TaskSupport`] says when): the extension is then
+    /// advertised, and the tool's handler marks where its task begins with
+    /// [`Round::task`](crate::Round::task). A tool not declared never runs
+    /// as a task (a `Round::task` in its handler is an internal error naming
+    /// the mistake).
+    #[must_use]
+    pub fn task_tool(mut self, name: impl Into<String>, support: TaskSupport) -> Self {
+        self.tasks.tools.insert(name.into(), support);
+        self
+    }
+
+    /// Where tasks, and the answers of final rounds, are kept: every
+    /// instance of a server needs the same store (Redis with feature
+    /// `redis`). By default a [`MemoryTaskStore`], for one instance.
+    #[must_use]
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.tasks.store = store;
+        self
+    }
+
+    /// The caps on tasks: at most `per_principal` for one principal and
+    /// `total` in the store ([`DEFAULT_TASKS_PER_PRINCIPAL`](super::DEFAULT_TASKS_PER_PRINCIPAL),
+    /// [`DEFAULT_TASKS_TOTAL`](super::DEFAULT_TASKS_TOTAL)); ended tasks count until their TTL. A call
+    /// that would create one more is refused with HTTP 429 and `-32000`.
+    #[must_use]
+    pub fn task_limits(mut self, per_principal: usize, total: usize) -> Self {
+        self.tasks.limits = TaskLimits {
+            per_principal,
+            total,
+        };
+        self
+    }
+
+    /// How long a task lives from its creation, whatever its status
+    /// ([`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL)): the task's `ttlMs`. A task still running when
+    /// it ends is failed; the store forgets it then.
+    #[must_use]
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.tasks.ttl = ttl;
+        self
+    }
+
+    /// How long a working task stays `working` without the instance running
+    /// it renewing its lease ([`DEFAULT_TASK_LEASE`](super::DEFAULT_TASK_LEASE)): a task whose
+    /// instance died is failed within this time, by the next `tasks/get`.
+    #[must_use]
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.tasks.lease = lease;
+        self
+    }
+
+    /// The polling interval clients are told (`pollIntervalMs`,
+    /// [`DEFAULT_TASK_POLL_INTERVAL`](super::DEFAULT_TASK_POLL_INTERVAL)).
+    #[must_use]
+    pub fn task_poll_interval(mut self, interval: Duration) -> Self {
+        self.tasks.poll_interval = interval;
+        self
+    }
+
     /// Whether `2025-11-25` session clients are served ([`Legacy`], on by
     /// default): `rmcp` gives them a session in this process's memory, and
     /// their rounds run by sending them the input requests. Off, only
@@ -250,6 +315,11 @@ impl McpServerBuilder {
             || self.sessions.idle.is_zero()
             || self.sessions.calls_per_principal == 0
             || self.sessions.calls_total == 0
+            || self.tasks.limits.per_principal == 0
+            || self.tasks.limits.total == 0
+            || self.tasks.ttl.is_zero()
+            || self.tasks.lease < Duration::from_secs(1)
+            || self.tasks.poll_interval.is_zero()
         {
             return Err(ServerConfigError::ZeroLimit);
         }
@@ -279,8 +349,10 @@ impl McpServerBuilder {
                 (RmcpFlow::from_shared(self.flow, principal), sessions)
             }
         };
+        let host = TaskHost::new(self.tasks, flow.shared_flow(), flow.principal_fn());
         let handler = Legacy::new(handler(flow))
-            .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT));
+            .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT))
+            .with_tasks(Arc::new(host));
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.legacy.is_some())
             .with_json_response(true);
@@ -318,8 +390,9 @@ pub enum ServerConfigError {
     AnonymousCodecRequired,
     /// A master key of the codec is all zero bytes: a placeholder.
     AllZeroKey,
-    /// A zero read timeout, response cap, session cap or idle timeout:
-    /// every request (or every session) would fail.
+    /// A zero read timeout, response cap, session cap, idle timeout, task
+    /// cap, task TTL or poll interval, or a task lease under a second:
+    /// every request (or every session, or task) would fail.
     ZeroLimit,
 }
 
@@ -340,9 +413,11 @@ impl fmt::Display for ServerConfigError {
                  openssl rand -base64 32) and load it with MasterKey::from_base64"
             }
             Self::ZeroLimit => {
-                "a limit is zero, so every request or session would fail; give read_timeout, \
-                 max_response_bytes, legacy_answer_timeout, max_sessions, max_calls_in_flight \
-                 and session_idle_timeout values above zero, or leave their defaults"
+                "a limit is zero, so every request, session or task would fail; give \
+                 read_timeout, max_response_bytes, legacy_answer_timeout, max_sessions, \
+                 max_calls_in_flight, session_idle_timeout, task_limits, task_ttl and \
+                 task_poll_interval values above zero and task_lease one of a second or more, \
+                 or leave their defaults"
             }
         })
     }

@@ -653,6 +653,10 @@ impl StateCodec {
 
     /// Whether opening may block a thread on the replay guard's store: a
     /// guard without an async face.
+    pub(crate) fn has_replay_guard(&self) -> bool {
+        self.replay.is_some()
+    }
+
     pub(crate) fn replay_guard_blocks(&self) -> bool {
         self.replay
             .as_ref()

@@ -14,6 +14,7 @@ use std::future::Future;
 use ::rmcp::ErrorData;
 use ::rmcp::ServerHandler;
 use ::rmcp::model::{
+    ServerCapabilities, TASKS_EXTENSION_ID,
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam,
     CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest, CustomResult,
     DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
@@ -39,11 +40,20 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if from_legacy_session(&context) {
+            let mut context = context;
+            #[cfg(feature = "server")]
+            if let Some(tasks) = self.tasks() {
+                tasks.legacy_call(&request, &mut context)?;
+            }
             self.rounds(request, context, |params, cx| {
                 self.inner().call_tool(params, cx)
             })
             .await
         } else {
+            #[cfg(feature = "server")]
+            if let Some(tasks) = self.tasks() {
+                return tasks.call_tool(self.shared_inner(), request, context).await;
+            }
             self.inner().call_tool(request, context).await
         }
     }
@@ -108,7 +118,15 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         &self,
         context: RequestContext<RoleServer>,
     ) -> impl Future<Output = Result<DiscoverResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.inner().discover(context)
+        let tasks = self.serves_tasks();
+        let discovered = self.inner().discover(context);
+        async move {
+            let mut discovered = discovered.await?;
+            if tasks {
+                discovered.capabilities = with_tasks(discovered.capabilities);
+            }
+            Ok(discovered)
+        }
     }
 
     fn complete(
@@ -253,31 +271,47 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
     }
 
     fn get_info(&self) -> ServerConfig {
-        self.inner().get_info()
+        let mut info = self.inner().get_info();
+        if self.serves_tasks() {
+            info.capabilities = with_tasks(info.capabilities);
+        }
+        info
     }
 
-    fn get_task(
+    async fn get_task(
         &self,
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<GetTaskResult, ErrorData>> + MaybeSendFuture + '_ {
-        self.inner().get_task(request, context)
+    ) -> Result<GetTaskResult, ErrorData> {
+        #[cfg(feature = "server")]
+        if let Some(tasks) = self.tasks() {
+            return tasks.get(request, &context).await;
+        }
+        self.inner().get_task(request, context).await
     }
 
-    fn update_task(
+    async fn update_task(
         &self,
         request: UpdateTaskParams,
         context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.inner().update_task(request, context)
+    ) -> Result<(), ErrorData> {
+        #[cfg(feature = "server")]
+        if let Some(tasks) = self.tasks() {
+            return tasks.update(self.shared_inner(), request, &context).await;
+        }
+        self.inner().update_task(request, context).await
     }
 
-    fn cancel_task(
+    async fn cancel_task(
         &self,
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
-    ) -> impl Future<Output = Result<(), ErrorData>> + MaybeSendFuture + '_ {
-        self.inner().cancel_task(request, context)
+    ) -> Result<(), ErrorData> {
+        #[cfg(feature = "server")]
+        if let Some(tasks) = self.tasks() {
+            return tasks.cancel(request, &context).await;
+        }
+        self.inner().cancel_task(request, context).await
     }
 
     fn list_skills(
@@ -304,4 +338,24 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
     {
         self.inner().read_resource_directory(request, context)
     }
+}
+
+impl<H> Legacy<H> {
+    /// Whether tasks are served here: the extension is then advertised.
+    fn serves_tasks(&self) -> bool {
+        #[cfg(feature = "server")]
+        return self.tasks().is_some_and(|tasks| !tasks.settings.tools.is_empty());
+        #[cfg(not(feature = "server"))]
+        false
+    }
+}
+
+/// `capabilities` with the Tasks extension advertised.
+fn with_tasks(capabilities: ServerCapabilities) -> ServerCapabilities {
+    let mut capabilities = capabilities;
+    capabilities
+        .extensions
+        .get_or_insert_with(Default::default)
+        .insert(TASKS_EXTENSION_ID.to_owned(), Default::default());
+    capabilities
 }

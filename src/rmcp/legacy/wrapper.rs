@@ -1,7 +1,11 @@
 //! [`Legacy`], the wrapper, and its settings.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
+
+#[cfg(feature = "server")]
+use crate::rmcp::task::host::TaskHost;
 
 /// How long a server-initiated request waits for the client's answer by
 /// default: 5 minutes, half the default round `ttl` of
@@ -97,10 +101,24 @@ pub const LEGACY_MAX_ROUNDS: usize = 32;
 /// );
 /// # let _ = service;
 /// ```
-#[derive(Clone)]
 pub struct Legacy<H> {
-    inner: H,
+    inner: Arc<H>,
     answer_timeout: Duration,
+    /// The task host, where `McpServer` mounts one: then tool calls of
+    /// `2026-07-28` requests and `tasks/*` go through it.
+    #[cfg(feature = "server")]
+    tasks: Option<Arc<TaskHost>>,
+}
+
+impl<H> Clone for Legacy<H> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            answer_timeout: self.answer_timeout,
+            #[cfg(feature = "server")]
+            tasks: self.tasks.clone(),
+        }
+    }
 }
 
 impl<H> Legacy<H> {
@@ -108,9 +126,30 @@ impl<H> Legacy<H> {
     /// [`DEFAULT_ANSWER_TIMEOUT`].
     pub fn new(inner: H) -> Self {
         Self {
-            inner,
+            inner: Arc::new(inner),
             answer_timeout: DEFAULT_ANSWER_TIMEOUT,
+            #[cfg(feature = "server")]
+            tasks: None,
         }
+    }
+
+    /// With `host` serving tasks and final rounds' remembered answers.
+    #[cfg(feature = "server")]
+    pub(crate) fn with_tasks(mut self, host: Arc<TaskHost>) -> Self {
+        self.tasks = Some(host);
+        self
+    }
+
+    /// The task host, if `McpServer` mounted one.
+    #[cfg(feature = "server")]
+    pub(crate) fn tasks(&self) -> Option<&Arc<TaskHost>> {
+        self.tasks.as_ref()
+    }
+
+    /// The wrapped handler, shared (a task's run owns it).
+    #[cfg(feature = "server")]
+    pub(crate) fn shared_inner(&self) -> &Arc<H> {
+        &self.inner
     }
 
     /// How long each server-initiated request waits for its answer. Keep it

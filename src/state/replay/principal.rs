@@ -39,14 +39,20 @@ impl PrincipalKey {
 
     /// The principal key of `binding` under `key` for `audience`.
     pub(crate) fn of(key: &MasterKey, audience: &str, binding: &Binding<'_>) -> Self {
+        Self::of_principal(key, audience, binding.principal())
+    }
+
+    /// The key of `principal` (`None`: anonymous) under `key`, for
+    /// `audience`: what a task store counts a principal's tasks by.
+    pub(crate) fn of_principal(key: &MasterKey, audience: &str, principal: Option<&str>) -> Self {
         let mut input = Vec::with_capacity(
             64usize
                 .saturating_add(audience.len())
-                .saturating_add(binding.principal().map_or(0, str::len)),
+                .saturating_add(principal.map_or(0, str::len)),
         );
         push_field(&mut input, PRINCIPAL_LABEL);
         push_field(&mut input, audience.as_bytes());
-        match binding.principal() {
+        match principal {
             None => input.push(0x00),
             Some(principal) => {
                 input.push(0x01);

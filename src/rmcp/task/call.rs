@@ -1,0 +1,246 @@
+//! A `tools/call` through the task host: the `-32021` gate for a tool that
+//! runs only as a task, the offer of a task to the tool's round, the task
+//! created when the round takes it, and a final round's answer remembered
+//! for a retry of that same round.
+
+use std::sync::Arc;
+
+use ::rmcp::ErrorData;
+use ::rmcp::ServerHandler;
+use ::rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, CreateTaskResult,
+    InputResponses,
+};
+use ::rmcp::service::{RequestContext, RoleServer};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use time::OffsetDateTime;
+
+use super::host::{TaskHost, duration_ms, store_failed};
+use super::offer::{ReplayNoted, TaskOffer};
+use super::run::spawn;
+use super::settings::TaskSupport;
+use super::view::task;
+use crate::rmcp::error::error_data;
+use crate::runtime::TaskPhase;
+use crate::state::{open_record, seal_record};
+use crate::task::record::{Status, TaskCall, TaskRecord, millis};
+use crate::task::{NewTask, TaskId, TaskStoreError};
+use crate::tower::service::RawArguments;
+use crate::wire::RpcError;
+
+/// The most bytes of a final round's answer that are remembered: a larger
+/// answer is not, and a retry of its round gets the refusal of a used state.
+pub const MAX_REMEMBERED_ANSWER: usize = 64 * 1024;
+
+/// The record kind remembered answers are sealed as.
+const ANSWER: &str = "answer";
+
+/// A final round's answer, as remembered.
+#[derive(Serialize, Deserialize)]
+enum Remembered {
+    Complete(CallToolResult),
+    Task(CreateTaskResult),
+}
+
+impl TaskHost {
+    /// Serves a `tools/call` of a `2026-07-28` request.
+    pub(crate) async fn call_tool<H: ServerHandler>(
+        self: &Arc<Self>,
+        inner: &Arc<H>,
+        params: CallToolRequestParams,
+        mut cx: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let support = self.settings.tools.get(params.name.as_ref()).copied();
+        let declared = cx
+            .meta
+            .client_capabilities()
+            .is_some_and(|capabilities| capabilities.supports_tasks());
+        let phase = match (support, declared) {
+            (None, _) => TaskPhase::NotDeclared,
+            (Some(TaskSupport::Required), false) => {
+                return Err(ErrorData::missing_required_client_capability(
+                    ClientCapabilities::builder().enable_tasks().build(),
+                ));
+            }
+            (Some(_), true) => TaskPhase::Offered,
+            (Some(_), false) => TaskPhase::Synchronous,
+        };
+        let noted = ReplayNoted::default();
+        if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
+            parts.extensions.insert(TaskOffer(phase));
+            parts.extensions.insert(noted.clone());
+        }
+        let state = params.request_state.clone();
+        let response = inner.call_tool(params.clone(), cx.clone()).await;
+        let response = match response {
+            Err(error) if noted.is_noted() => {
+                return match self.recall(state.as_deref()).await {
+                    Some(remembered) => Ok(remembered),
+                    None => Err(error),
+                };
+            }
+            Ok(CallToolResponse::InputRequired(asked))
+                if phase == TaskPhase::Offered
+                    && asked.input_requests.as_ref().is_none_or(|asks| asks.is_empty()) =>
+            {
+                let Some(start) = asked.request_state else {
+                    return Err(error_data(RpcError::internal_error()));
+                };
+                CallToolResponse::Task(self.start(inner, &params, &cx, start).await?)
+            }
+            other => other?,
+        };
+        self.remember(state.as_deref(), &response).await;
+        Ok(response)
+    }
+
+    /// Prepares a `tools/call` of a `2025-11-25` (or older) session, which
+    /// never runs as a task: a tool that runs only as a task is refused as
+    /// that revision says (`-32601`); any other runs to its end in the call.
+    pub(crate) fn legacy_call(
+        &self,
+        params: &CallToolRequestParams,
+        cx: &mut RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let phase = match self.settings.tools.get(params.name.as_ref()) {
+            None => TaskPhase::NotDeclared,
+            Some(TaskSupport::Required) => {
+                return Err(ErrorData::new(
+                    ::rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                    "this tool runs only as a task, which this session's protocol revision \
+                     cannot call",
+                    None,
+                ));
+            }
+            Some(_) => TaskPhase::Synchronous,
+        };
+        if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
+            parts.extensions.insert(TaskOffer(phase));
+        }
+        Ok(())
+    }
+
+    /// Creates the task the round handed over (durably: the response goes
+    /// out after the store has it), and starts its first run.
+    async fn start<H: ServerHandler>(
+        self: &Arc<Self>,
+        inner: &Arc<H>,
+        params: &CallToolRequestParams,
+        cx: &RequestContext<RoleServer>,
+        request_state: String,
+    ) -> Result<CreateTaskResult, ErrorData> {
+        let id = TaskId::random().ok_or_else(|| error_data(RpcError::internal_error()))?;
+        let now = OffsetDateTime::now_utc();
+        let owner = self.caller(cx);
+        let record = TaskRecord {
+            owner,
+            status: Status::Working,
+            status_message: None,
+            created_at: millis(now),
+            updated_at: millis(now),
+            ttl_ms: u64::try_from(duration_ms(self.settings.ttl)).unwrap_or(u64::MAX),
+            poll_interval_ms: u64::try_from(duration_ms(self.settings.poll_interval))
+                .unwrap_or(u64::MAX),
+            lease_until: Some(self.lease_from(now)),
+            call: TaskCall {
+                name: params.name.to_string(),
+                arguments: raw_arguments(params, cx),
+                meta: cx.meta.0.0.clone(),
+            },
+            request_state: Some(request_state),
+            outstanding: Default::default(),
+            answers: Default::default(),
+            issued: 0,
+            result: None,
+            error: None,
+        };
+        let sealed = self.seal(&id, &record)?;
+        let created = self
+            .settings
+            .store
+            .create(NewTask {
+                id: &id,
+                owner: self.owner_key(record.owner.as_deref()),
+                record: &sealed,
+                expires_at: record.expires_at(),
+                limits: self.settings.limits,
+            })
+            .await;
+        match created {
+            Ok(()) => {}
+            Err(TaskStoreError::PrincipalFull) => {
+                return Err(error_data(RpcError::capacity_reached("tasks for this principal")));
+            }
+            Err(TaskStoreError::Full) => {
+                return Err(error_data(RpcError::capacity_reached("tasks")));
+            }
+            Err(error) => return Err(store_failed(error)),
+        }
+        spawn(Arc::clone(self), Arc::clone(inner), id, &record, InputResponses::new(), cx);
+        Ok(CreateTaskResult::new(task(&id, &record)))
+    }
+
+    /// Remembers the answer of a final round (one that carried a state and
+    /// completed or created a task), under a replay guard, within
+    /// [`MAX_REMEMBERED_ANSWER`]. A store failure is only logged: the call
+    /// has been answered already.
+    async fn remember(&self, state: Option<&str>, response: &CallToolResponse) {
+        let (Some(state), true) = (state, self.guarded) else {
+            return;
+        };
+        let remembered = match response {
+            CallToolResponse::Complete(result) => Remembered::Complete(result.clone()),
+            CallToolResponse::Task(created) => Remembered::Task(created.clone()),
+            _ => return,
+        };
+        let key = answer_key(state);
+        let Ok(plain) = serde_json::to_vec(&remembered) else {
+            return;
+        };
+        if plain.len() > MAX_REMEMBERED_ANSWER {
+            return;
+        }
+        let Some(sealed) = seal_record(self.keys(), ANSWER, &key, &plain) else {
+            return;
+        };
+        let until = OffsetDateTime::now_utc() + self.round_ttl;
+        if let Err(error) = self.settings.store.remember(&key, &sealed, until).await {
+            let _ = store_failed(error);
+        }
+    }
+
+    /// The answer remembered for a retry of a final round whose state
+    /// opened for this caller and call but was already used.
+    async fn recall(&self, state: Option<&str>) -> Option<CallToolResponse> {
+        let key = answer_key(state?);
+        let sealed = self.settings.store.recall(&key).await.ok()??;
+        let plain = open_record(self.keys(), ANSWER, &key, &sealed)?;
+        Some(match serde_json::from_slice(&plain).ok()? {
+            Remembered::Complete(result) => CallToolResponse::Complete(result),
+            Remembered::Task(created) => CallToolResponse::Task(created),
+        })
+    }
+}
+
+/// What a final round's answer is remembered under: the digest of the
+/// state it consumed (a state opens for one caller and one call only).
+fn answer_key(state: &str) -> [u8; 32] {
+    Sha256::digest(state.as_bytes()).into()
+}
+
+/// The call's arguments as the client sent them: the raw object
+/// `ScreenLayer` kept, else rmcp's.
+fn raw_arguments(
+    params: &CallToolRequestParams,
+    cx: &RequestContext<RoleServer>,
+) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let kept = cx
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<RawArguments>());
+    match kept {
+        Some(raw) if raw.target == params.name.as_ref() => raw.arguments.as_deref().cloned(),
+        _ => params.arguments.clone(),
+    }
+}

@@ -1,0 +1,222 @@
+//! [`TaskHost`]: a server's tasks, as the mount serves them: the settings,
+//! the key their records are sealed with, who is calling, and the one way a
+//! task changes (read, change, compare and replace).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::rmcp::ErrorData;
+use ::rmcp::service::{RequestContext, RoleServer};
+use time::OffsetDateTime;
+
+use super::settings::TaskSettings;
+use crate::rmcp::error::error_data;
+use crate::rmcp::flow::PrincipalFn;
+use crate::runtime::Flow;
+use crate::state::{KeyRing, PrincipalKey};
+use crate::task::TaskId;
+use crate::task::record::{TaskRecord, from_millis, millis};
+use crate::wire::RpcError;
+
+/// The most bytes a task's sealed record may take: what a task asked, its
+/// answers and its result together.
+pub(crate) const MAX_RECORD_BYTES: usize = 1024 * 1024;
+
+/// How many times a change is tried again when another write came first.
+const RETRIES: usize = 16;
+
+/// A server's tasks.
+pub(crate) struct TaskHost {
+    pub(crate) settings: TaskSettings,
+    /// The flow whose codec's keys seal the records.
+    flow: Arc<Flow>,
+    principal: Option<Arc<PrincipalFn>>,
+    /// Whether the codec has a replay guard (final rounds are remembered
+    /// only then: without one, a retry runs the round again).
+    pub(crate) guarded: bool,
+    /// The round TTL: how long a final round's answer is remembered.
+    pub(crate) round_ttl: time::Duration,
+}
+
+/// Who reads or changes a task: its owner (the calling principal, `None`
+/// for anonymous), or the host itself (a run of the task).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Access<'a> {
+    Owner(Option<&'a str>),
+    Host,
+}
+
+/// What a change of a task decided.
+pub(crate) enum Change<T> {
+    /// Write the changed record, then return `T`.
+    Write(T),
+    /// Write nothing; return `T`.
+    Keep(T),
+}
+
+impl TaskHost {
+    pub(crate) fn new(
+        settings: TaskSettings,
+        flow: Arc<Flow>,
+        principal: Option<Arc<PrincipalFn>>,
+    ) -> Self {
+        let codec = flow.codec();
+        Self {
+            guarded: codec.has_replay_guard(),
+            round_ttl: codec.policy().ttl(),
+            settings,
+            flow,
+            principal,
+        }
+    }
+
+    pub(crate) fn keys(&self) -> &KeyRing {
+        self.flow.codec().keys()
+    }
+
+    /// Who is calling, from the request's HTTP parts (`None`: anonymous).
+    pub(crate) fn caller(&self, cx: &RequestContext<RoleServer>) -> Option<String> {
+        let parts = cx.extensions.get::<http::request::Parts>()?;
+        self.principal.as_ref().and_then(|principal| principal(parts))
+    }
+
+    /// The key of a principal, for the store's caps.
+    pub(crate) fn owner_key(&self, principal: Option<&str>) -> PrincipalKey {
+        let codec = self.flow.codec();
+        PrincipalKey::of_principal(codec.keys().active(), codec.audience(), principal)
+    }
+
+    /// The task `id` as `access` sees it, or `None` for an id the store
+    /// does not hold, a record that does not open, or another principal's
+    /// task: all three the same to the caller.
+    pub(crate) async fn load_for(
+        &self,
+        id: &TaskId,
+        access: Access<'_>,
+    ) -> Result<Option<(u64, TaskRecord)>, ErrorData> {
+        let Some(stored) = self.settings.store.load(id).await.map_err(store_failed)? else {
+            return Ok(None);
+        };
+        let Some(record) = TaskRecord::open(self.keys(), id, &stored.record) else {
+            log_refused(id, "record_does_not_open");
+            return Ok(None);
+        };
+        if let Access::Owner(caller) = access
+            && record.owner.as_deref() != caller
+        {
+            log_refused(id, "another_principal");
+            return Ok(None);
+        }
+        Ok(Some((stored.version, record)))
+    }
+
+    /// Changes the task `id` by `change`, read afresh and written over the
+    /// version read, until no other write comes between: `None` when the
+    /// task is unknown to `access`.
+    pub(crate) async fn change<T>(
+        &self,
+        id: &TaskId,
+        access: Access<'_>,
+        mut change: impl FnMut(&mut TaskRecord, OffsetDateTime) -> Change<T>,
+    ) -> Result<Option<T>, ErrorData> {
+        for _ in 0..RETRIES {
+            let Some((version, mut record)) = self.load_for(id, access).await? else {
+                return Ok(None);
+            };
+            let now = OffsetDateTime::now_utc();
+            match change(&mut record, now) {
+                Change::Keep(value) => return Ok(Some(value)),
+                Change::Write(value) => {
+                    record.updated_at = millis(now);
+                    let sealed = self.seal(id, &record)?;
+                    let won = self
+                        .settings
+                        .store
+                        .replace(id, version, &sealed, record.expires_at())
+                        .await
+                        .map_err(store_failed)?;
+                    if won {
+                        return Ok(Some(value));
+                    }
+                }
+            }
+        }
+        Err(error_data(RpcError::internal_error_because(
+            "a task kept changing under every write",
+        )))
+    }
+
+    /// `record` sealed for the task `id`, within [`MAX_RECORD_BYTES`].
+    pub(crate) fn seal(&self, id: &TaskId, record: &TaskRecord) -> Result<Vec<u8>, ErrorData> {
+        let sealed = record
+            .seal(self.keys(), id)
+            .ok_or_else(|| error_data(RpcError::internal_error()))?;
+        if sealed.len() > MAX_RECORD_BYTES {
+            return Err(error_data(RpcError::invalid_params(
+                "the task's answers are too large",
+            )));
+        }
+        Ok(sealed)
+    }
+
+    /// The lease a working task gets from `now`.
+    pub(crate) fn lease_from(&self, now: OffsetDateTime) -> i64 {
+        millis(now).saturating_add(duration_ms(self.settings.lease))
+    }
+}
+
+/// Whether a non-terminal task has outlived its TTL or, working, its lease.
+pub(crate) fn overdue(record: &TaskRecord, now: OffsetDateTime) -> Option<&'static str> {
+    if record.status.is_terminal() {
+        return None;
+    }
+    if record.expires_at() <= now {
+        return Some("the task ran past its time to live");
+    }
+    match record.lease_until {
+        Some(lease) if from_millis(lease) <= now => {
+            Some("the server instance running the task stopped")
+        }
+        _ => None,
+    }
+}
+
+/// `duration` in whole milliseconds.
+pub(crate) fn duration_ms(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
+}
+
+/// The answer to a task id the caller may not see: never created, expired,
+/// another principal's. One error for all.
+pub(crate) fn unknown_task() -> ErrorData {
+    ErrorData::invalid_params("Failed to retrieve task: Task not found", None)
+}
+
+/// A store failure: the request fails, the reason stays in the logs.
+pub(crate) fn store_failed(error: crate::task::TaskStoreError) -> ErrorData {
+    log_store_failed(&error);
+    error_data(RpcError::internal_error())
+}
+
+#[cfg(feature = "tracing")]
+fn log_refused(id: &TaskId, reason: &'static str) {
+    tracing::warn!(
+        name: "task_refused", target: "mrtr_guard::rmcp",
+        task_id = %id, reason,
+        "a task request was answered as an unknown task"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_refused(_id: &TaskId, _reason: &'static str) {}
+
+#[cfg(feature = "tracing")]
+fn log_store_failed(error: &crate::task::TaskStoreError) {
+    tracing::error!(
+        name: "task_store_failed", target: "mrtr_guard::rmcp",
+        reason = error.code(), "{error}"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_store_failed(_error: &crate::task::TaskStoreError) {}

@@ -1,0 +1,130 @@
+//! `tasks/get`, `tasks/update` and `tasks/cancel`: each authenticated like
+//! `tools/call` (the mount refuses a request without a principal before it
+//! gets here), each answering another principal's task as an unknown one.
+
+use std::sync::Arc;
+
+use ::rmcp::ErrorData;
+use ::rmcp::ServerHandler;
+use ::rmcp::model::{
+    CancelTaskParams, GetTaskParams, GetTaskResult, InputResponses, UpdateTaskParams,
+};
+use ::rmcp::service::{RequestContext, RoleServer};
+use serde_json::json;
+
+use super::host::{Access, Change, TaskHost, overdue, unknown_task};
+use super::run::spawn;
+use super::view::detailed;
+use crate::task::TaskId;
+use crate::task::record::{Status, TaskRecord};
+
+impl TaskHost {
+    /// `tasks/get`: the task as it stands. A task past its TTL, or whose
+    /// instance stopped renewing its lease while it worked, is failed here,
+    /// on whichever instance reads it.
+    pub(crate) async fn get(
+        &self,
+        params: GetTaskParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, ErrorData> {
+        let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
+        let caller = self.caller(cx);
+        let record = self
+            .change(&id, Access::Owner(caller.as_deref()), |record, now| {
+                match overdue(record, now) {
+                    Some(reason) => {
+                        fail_overdue(record, reason);
+                        Change::Write(record.clone())
+                    }
+                    None => Change::Keep(record.clone()),
+                }
+            })
+            .await?
+            .ok_or_else(unknown_task)?;
+        Ok(GetTaskResult::new(detailed(&id, &record)))
+    }
+
+    /// `tasks/update`: each answer for a key the task has outstanding is
+    /// taken (any other key is ignored, before anything looks at its value);
+    /// the answer that leaves nothing outstanding resumes the task, here,
+    /// once: two updates for one key, on two instances, race to one
+    /// compare-and-replace, and only the winner resumes it.
+    pub(crate) async fn update<H: ServerHandler>(
+        self: &Arc<Self>,
+        inner: &Arc<H>,
+        params: UpdateTaskParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
+        let caller = self.caller(cx);
+        let responses = params.input_responses;
+        let resumed = self
+            .change(&id, Access::Owner(caller.as_deref()), |record, now| {
+                if record.status != Status::InputRequired || overdue(record, now).is_some() {
+                    return Change::Keep(None);
+                }
+                let mut taken = false;
+                for (key, answer) in &responses {
+                    if let Some(parked) = record.outstanding.remove(key) {
+                        record.answers.insert(parked.key, answer.clone());
+                        taken = true;
+                    }
+                }
+                if !taken {
+                    return Change::Keep(None);
+                }
+                if !record.outstanding.is_empty() {
+                    return Change::Write(None);
+                }
+                let answers: InputResponses = std::mem::take(&mut record.answers)
+                    .into_iter()
+                    .collect();
+                record.status = Status::Working;
+                record.lease_until = Some(self.lease_from(now));
+                Change::Write(Some((record.clone(), answers)))
+            })
+            .await?
+            .ok_or_else(unknown_task)?;
+        if let Some((record, answers)) = resumed {
+            spawn(Arc::clone(self), Arc::clone(inner), id, &record, answers, cx);
+        }
+        Ok(())
+    }
+
+    /// `tasks/cancel`: a task that has not ended is cancelled at once (its
+    /// run, wherever it is, stops at its next check); one that has ended is
+    /// acknowledged as it is.
+    pub(crate) async fn cancel(
+        &self,
+        params: CancelTaskParams,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
+        let caller = self.caller(cx);
+        self.change(&id, Access::Owner(caller.as_deref()), |record, _| {
+            if record.status.is_terminal() {
+                return Change::Keep(());
+            }
+            record.status = Status::Cancelled;
+            record.status_message = Some("The task was cancelled.".to_owned());
+            record.request_state = None;
+            record.outstanding.clear();
+            record.answers.clear();
+            record.lease_until = None;
+            Change::Write(())
+        })
+        .await?
+        .ok_or_else(unknown_task)
+    }
+}
+
+/// Ends a task that outlived its TTL or its instance.
+fn fail_overdue(record: &mut TaskRecord, reason: &str) {
+    record.status = Status::Failed;
+    record.status_message = Some(reason.to_owned());
+    record.request_state = None;
+    record.outstanding.clear();
+    record.answers.clear();
+    record.lease_until = None;
+    record.error = Some(json!({"code": -32603, "message": reason}));
+}

@@ -1,0 +1,28 @@
+//! The task host (the Tasks extension, SEP-2663): a tool call that runs on
+//! after the call returns, written with the same handler as every other
+//! path. A task runs the handler again, inside the task, with the state and
+//! answers its record holds, on whichever instance took the step that
+//! resumed it: the checks of every answer are the round's, as on the
+//! stateless and the legacy paths.
+
+#[cfg(feature = "server")]
+mod call;
+#[cfg(feature = "server")]
+pub(crate) mod host;
+#[cfg(feature = "server")]
+mod methods;
+pub(crate) mod offer;
+#[cfg(feature = "server")]
+mod run;
+#[cfg(feature = "server")]
+pub(crate) mod settings;
+#[cfg(feature = "server")]
+mod view;
+
+#[cfg(feature = "server")]
+pub use call::MAX_REMEMBERED_ANSWER;
+#[cfg(feature = "server")]
+pub use settings::{
+    DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, DEFAULT_TASKS_PER_PRINCIPAL,
+    DEFAULT_TASKS_TOTAL, TaskSupport,
+};

@@ -1,0 +1,67 @@
+//! What a server's tasks run under: which tools may run as tasks, the store,
+//! and the limits.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::task::{TaskLimits, TaskStore};
+
+/// Whether a tool runs as a task (the Tasks extension, SEP-2663), as the
+/// server declares it with
+/// [`McpServerBuilder::task_tool`](crate::rmcp::McpServerBuilder::task_tool).
+/// A tool not declared never runs as a task. The extension puts no such
+/// flag on the wire: the server decides per request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TaskSupport {
+    /// A task when the request declares the extension; otherwise the
+    /// handler runs to its end in the call, and its asks inside the task
+    /// become ordinary rounds.
+    Optional,
+    /// Only as a task: a request that does not declare the extension is
+    /// refused before the handler runs (`-32021`, naming the capability; a
+    /// `2025-11-25` session gets `-32601`, as that revision says).
+    Required,
+}
+
+/// How long a task lives from its creation by default (its `ttlMs`): an hour.
+pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
+/// How often a client is told to poll by default (`pollIntervalMs`).
+pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
+/// How long a working task stays `working` without the instance that runs
+/// it renewing its lease, by default: an instance that died leaves its
+/// tasks `failed` within this time.
+pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
+/// The tasks one principal may hold by default (ended ones count until
+/// their TTL).
+pub const DEFAULT_TASKS_PER_PRINCIPAL: usize = 64;
+/// The tasks a store may hold by default, all principals together.
+pub const DEFAULT_TASKS_TOTAL: usize = 4096;
+
+/// The settings of a server's tasks.
+#[derive(Debug, Clone)]
+pub(crate) struct TaskSettings {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) tools: BTreeMap<String, TaskSupport>,
+    pub(crate) ttl: Duration,
+    pub(crate) poll_interval: Duration,
+    pub(crate) lease: Duration,
+    pub(crate) limits: TaskLimits,
+}
+
+impl TaskSettings {
+    pub(crate) fn new(store: Arc<dyn TaskStore>) -> Self {
+        Self {
+            store,
+            tools: BTreeMap::new(),
+            ttl: DEFAULT_TASK_TTL,
+            poll_interval: DEFAULT_TASK_POLL_INTERVAL,
+            lease: DEFAULT_TASK_LEASE,
+            limits: TaskLimits {
+                per_principal: DEFAULT_TASKS_PER_PRINCIPAL,
+                total: DEFAULT_TASKS_TOTAL,
+            },
+        }
+    }
+}

@@ -1,0 +1,84 @@
+//! A task as the client sees it: `rmcp`'s `Task` and `DetailedTask` from
+//! the record. No `requestState` is ever part of it.
+
+use ::rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, TaskStatus};
+use serde_json::Value;
+
+use crate::task::TaskId;
+use crate::task::record::{Status, TaskRecord, from_millis};
+
+/// The task's base fields.
+pub(crate) fn task(id: &TaskId, record: &TaskRecord) -> Task {
+    let at = |ms| rfc3339(from_millis(ms));
+    let mut task = Task::new(
+        id.to_string(),
+        status(record.status),
+        at(record.created_at),
+        at(record.updated_at),
+    )
+    .with_ttl_ms(record.ttl_ms)
+    .with_poll_interval_ms(record.poll_interval_ms);
+    if let Some(message) = &record.status_message {
+        task = task.with_status_message(message.clone());
+    }
+    task
+}
+
+/// The task with what its status carries: the parked questions, the
+/// result or the error.
+pub(crate) fn detailed(id: &TaskId, record: &TaskRecord) -> DetailedTask {
+    let object = |value: &Option<Value>| match value {
+        Some(Value::Object(object)) => object.clone(),
+        _ => JsonObject::new(),
+    };
+    let payload = match record.status {
+        Status::Working => TaskPayload::Working,
+        Status::InputRequired => TaskPayload::InputRequired {
+            input_requests: input_requests(record),
+        },
+        Status::Completed => TaskPayload::Completed {
+            result: object(&record.result),
+        },
+        Status::Failed => TaskPayload::Failed {
+            error: object(&record.error),
+        },
+        Status::Cancelled => TaskPayload::Cancelled,
+    };
+    DetailedTask::new(task(id, record), payload)
+}
+
+/// The questions parked on the task, under their task keys.
+fn input_requests(record: &TaskRecord) -> InputRequests {
+    record
+        .outstanding
+        .iter()
+        .filter_map(|(key, parked)| {
+            let request = serde_json::from_value(parked.request.clone()).ok()?;
+            Some((key.clone(), request))
+        })
+        .collect()
+}
+
+fn status(status: Status) -> TaskStatus {
+    match status {
+        Status::Working => TaskStatus::Working,
+        Status::InputRequired => TaskStatus::InputRequired,
+        Status::Completed => TaskStatus::Completed,
+        Status::Failed => TaskStatus::Failed,
+        Status::Cancelled => TaskStatus::Cancelled,
+    }
+}
+
+/// `at` as RFC 3339 text in UTC, to the millisecond.
+fn rfc3339(at: time::OffsetDateTime) -> String {
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",
+        at.year(),
+        u8::from(at.month()),
+        at.day(),
+        at.hour(),
+        at.minute(),
+        at.second(),
+        at.millisecond()
+    )
+}
