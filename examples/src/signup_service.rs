@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use mrtr_guard::form::FormError;
 use mrtr_guard::rmcp::{
-    McpServer, McpServerBuilder, McpService, RmcpFlow, ToolCall, ToolResponse, tool_response,
+    McpServer, McpServerBuilder, McpService, RmcpFlow, TaskSupport, ToolCall, ToolResponse,
+    tool_response,
 };
 use mrtr_guard::{Flow, Form, FormChoice, FormFields, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -22,6 +23,10 @@ use rmcp::model::{
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::schemars::JsonSchema;
+
+use crate::export_tool::{ExportForms, export_forms, export_orders};
 use crate::signup_tools::{Forms, run_tool};
 
 // ---- the forms, from types ------------------------------------------------------------
@@ -103,12 +108,30 @@ fn bearer(parts: &http::request::Parts) -> Option<String> {
     (!user.is_empty()).then(|| user.to_owned())
 }
 
-/// The demo server's handler: `ShipOrder` and `signup` over `codec`, and
-/// `ping`.
+/// `export_orders`' arguments.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct ExportArgs {
+    /// `csv` or `json`.
+    pub format: ExportFormat,
+}
+
+/// The formats `export_orders` writes.
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    Csv,
+    Json,
+}
+
+/// The demo server's handler: `ShipOrder`, `signup` and `export_orders`
+/// over `codec`, and `ping`.
 #[derive(Clone)]
 pub struct Signup {
     flow: RmcpFlow,
     forms: Arc<Forms>,
+    export: Arc<ExportForms>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -136,14 +159,16 @@ impl Signup {
         settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
     ) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
         let forms = Arc::new(forms()?);
-        let service =
-            settings(McpServer::builder(Flow::new(codec)).authenticate(bearer)).build(|flow| {
-                Self {
-                    flow,
-                    forms,
-                    tool_router: Self::tool_router(),
-                }
-            })?;
+        let export = Arc::new(export_forms()?);
+        let builder = McpServer::builder(Flow::new(codec))
+            .authenticate(bearer)
+            .task_tool("export_orders", TaskSupport::Optional);
+        let service = settings(builder).build(|flow| Self {
+            flow,
+            forms,
+            export,
+            tool_router: Self::tool_router(),
+        })?;
         Ok(service)
     }
 
@@ -157,6 +182,24 @@ impl Signup {
     #[tool]
     async fn signup(&self, call: ToolCall) -> ToolResponse {
         self.run(call).await
+    }
+
+    /// Export the orders of a date range as CSV or JSON: asks for the
+    /// range, then runs as a task where the client supports tasks, and asks
+    /// whether to include refunds.
+    #[tool]
+    async fn export_orders(
+        &self,
+        call: ToolCall,
+        Parameters(args): Parameters<ExportArgs>,
+    ) -> ToolResponse {
+        let mut round = self.flow.round(call).await?;
+        let format = match args.format {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+        };
+        let result = export_orders(&mut round, &self.export, format).await;
+        tool_response(round, result)
     }
 
     // No form, no round: `scripts/loadbench`'s baseline.

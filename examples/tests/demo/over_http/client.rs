@@ -106,3 +106,44 @@ pub fn text_of(answer: &Value) -> Option<&str> {
         .then(|| result["content"][0]["text"].as_str())
         .flatten()
 }
+
+/// One JSON-RPC request `method` with `params` by `user`, its `Mcp-Name`
+/// header `name`, and the answer.
+pub async fn rpc(addr: SocketAddr, user: &str, method: &str, name: &str, params: &Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let body = body.to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\nMcp-Name: {name}\r\nAuthorization: Bearer {user}\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).await.unwrap();
+    let split = response
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .expect("a complete response head");
+    let head = String::from_utf8_lossy(&response[..split]).to_ascii_lowercase();
+    let body = &response[split + 4..];
+    let body = if head.contains("transfer-encoding: chunked") {
+        dechunk(body)
+    } else {
+        body.to_vec()
+    };
+    serde_json::from_slice(&body).unwrap_or_else(|_| panic!("{head}"))
+}
+
+/// `_meta` of a request that declares the Tasks extension.
+pub fn task_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+        },
+    })
+}

@@ -18,3 +18,4 @@ mod redis;
 mod server;
 mod sessions;
 mod start_up;
+mod tasks;
