@@ -29,6 +29,21 @@ pub static CONTEXT: LazyLock<Form> = LazyLock::new(|| {
 pub static VALUE: LazyLock<Form> =
     LazyLock::new(|| form("Provide a value", Field::string("value")));
 
+/// `confirm_delete`'s question (the Tasks extension's fixture).
+pub static CONFIRM_DELETE: LazyLock<Form> =
+    LazyLock::new(|| form("Delete the file?", Field::boolean("confirm")));
+/// `multi_input`'s two questions: what the suite answers each with.
+pub static PARTIAL: LazyLock<Form> = LazyLock::new(|| {
+    match Form::builder("Provide a value")
+        .field(Field::string("name").required())
+        .field(Field::boolean("confirm"))
+        .build()
+    {
+        Ok(form) => form,
+        Err(error) => unreachable!("fixed form does not build: {error}"),
+    }
+});
+
 /// The sampling request of the sampling and multiple-inputs tools.
 pub fn capital() -> SamplingRequest {
     SamplingRequest::user_text("What is the capital of France?", 100)

@@ -18,12 +18,17 @@
 )]
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use mrtr_guard_examples::serve;
 
-use mrtr_guard::rmcp::{McpServer, RmcpFlow, error_data, prompt_response, tool_response};
+use mrtr_guard::rmcp::{
+    McpServer, RmcpFlow, TaskSupport, error_data, prompt_response, tool_response,
+};
 use mrtr_guard::{Flow, KeyRing, Reply, RpcError, StateCodec, Stop};
-use mrtr_guard_examples::conformance_forms::{COLOR, CONFIRM, CONTEXT, NAME, VALUE, capital};
+use mrtr_guard_examples::conformance_forms::{
+    COLOR, CONFIRM, CONFIRM_DELETE, CONTEXT, NAME, PARTIAL, VALUE, capital,
+};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
@@ -32,6 +37,18 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler};
 use serde_json::json;
+
+/// The Tasks extension's fixtures (the `tasks-*` scenarios), and whether each
+/// runs as a task.
+const TASK_TOOLS: [(&str, Option<TaskSupport>); 7] = [
+    ("greet", None),
+    ("slow_compute", Some(TaskSupport::Optional)),
+    ("failing_job", Some(TaskSupport::Required)),
+    ("protocol_error_job", Some(TaskSupport::Optional)),
+    ("confirm_delete", Some(TaskSupport::Optional)),
+    ("multi_input", Some(TaskSupport::Optional)),
+    ("test_tool_with_task", Some(TaskSupport::Optional)),
+];
 
 const TOOLS: [&str; 11] = [
     "test_input_required_result_elicitation",
@@ -140,6 +157,74 @@ impl Conformance {
     }
 }
 
+impl Conformance {
+    /// The Tasks extension's fixtures, each asking with the schema that
+    /// accepts what the suite sends: `None` for another tool.
+    async fn task_tool(
+        round: &mut mrtr_guard::Round<'_>,
+    ) -> Option<Result<CallToolResult, Stop>> {
+        let argument = |name: &str| round.arguments().and_then(|a| a.get(name)).cloned();
+        Some(match round.target() {
+            "greet" => {
+                let name = argument("name");
+                Ok(text(format!(
+                    "Hello, {}!",
+                    name.as_ref().and_then(|n| n.as_str()).unwrap_or("World")
+                )))
+            }
+            "slow_compute" => {
+                let seconds = argument("seconds").and_then(|s| s.as_f64()).unwrap_or(0.0);
+                let label = argument("label");
+                let label = label.as_ref().and_then(|l| l.as_str()).unwrap_or("job").to_owned();
+                async {
+                    round.task()?;
+                    tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 600.0))).await;
+                    Ok(text(format!("Computed {label} in {seconds} s.")))
+                }
+                .await
+            }
+            "failing_job" => round
+                .task()
+                .map(|()| CallToolResult::error(vec![ContentBlock::text("the job failed")])),
+            "protocol_error_job" => round.task().and_then(|()| {
+                Err(Stop::Error(RpcError::internal_error_because(
+                    "protocol_error_job fails by design",
+                )))
+            }),
+            "confirm_delete" => {
+                let filename = argument("filename");
+                let filename = filename.as_ref().and_then(|f| f.as_str()).unwrap_or("?").to_owned();
+                round.task().and_then(|()| {
+                    let confirm = round.require("confirm", &CONFIRM_DELETE)?;
+                    Ok(text(if confirm.bool("confirm")? {
+                        format!("Deleted {filename}.")
+                    } else {
+                        format!("Kept {filename}.")
+                    }))
+                })
+            }
+            "multi_input" => round.task().and_then(|()| {
+                let first = round.form("first", &PARTIAL);
+                let second = round.form("second", &PARTIAL);
+                match (first, second) {
+                    (Reply::Accepted(first), Reply::Accepted(second)) => Ok(text(format!(
+                        "Got {} and {}.",
+                        first.str("name")?,
+                        second.str("name")?
+                    ))),
+                    _ => Err(Stop::Ask),
+                }
+            }),
+            "test_tool_with_task" => round.require("user_name", &NAME).and_then(|answers| {
+                let name = answers.str("name")?.to_owned();
+                round.task()?;
+                Ok(text(format!("Hello, {name}! (async)")))
+            }),
+            _ => return None,
+        })
+    }
+}
+
 impl ServerHandler for Conformance {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
@@ -163,12 +248,13 @@ impl ServerHandler for Conformance {
             serde_json::Value::Object(map) => map,
             _ => serde_json::Map::new(),
         });
-        Ok(ListToolsResult::with_all_items(
-            TOOLS
-                .iter()
-                .map(|name| Tool::new(*name, "SEP-2322 conformance fixture", schema.clone()))
-                .collect(),
-        ))
+        let tools = TOOLS
+            .iter()
+            .map(|name| Tool::new(*name, "SEP-2322 conformance fixture", schema.clone()));
+        let task_tools = TASK_TOOLS
+            .iter()
+            .map(|(name, _)| Tool::new(*name, "Tasks extension conformance fixture", schema.clone()));
+        Ok(ListToolsResult::with_all_items(tools.chain(task_tools).collect()))
     }
 
     async fn call_tool(
@@ -177,7 +263,10 @@ impl ServerHandler for Conformance {
         cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let mut round = self.flow.tool_round(&params, &cx).await?;
-        let result = Self::tool(&mut round);
+        let result = match Self::task_tool(&mut round).await {
+            Some(result) => result,
+            None => Self::tool(&mut round),
+        };
         tool_response(round, result)
     }
 
@@ -224,8 +313,12 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?))
         .allow_anonymous()
         .build()?;
-    let service = McpServer::builder(Flow::new(codec))
-        .anonymous()
-        .build(|flow| Conformance { flow })?;
+    let builder = TASK_TOOLS
+        .iter()
+        .filter_map(|(name, support)| Some((*name, (*support)?)))
+        .fold(McpServer::builder(Flow::new(codec)).anonymous(), |builder, (name, support)| {
+            builder.task_tool(name, support)
+        });
+    let service = builder.build(|flow| Conformance { flow })?;
     serve::serve(port, service).await
 }
