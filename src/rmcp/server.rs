@@ -18,9 +18,9 @@ use super::legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy};
 use super::session::{SessionBook, SessionLimits, Sessions};
 use super::task::host::TaskHost;
 use super::task::settings::{TaskSettings, TaskSupport};
-use crate::task::{MemoryTaskStore, TaskLimits, TaskStore};
 use crate::json::Limits;
 use crate::runtime::Flow;
+use crate::task::{MemoryTaskStore, TaskLimits, TaskStore};
 use crate::tower::layer::ScreenLayer;
 use crate::tower::service::Screen;
 

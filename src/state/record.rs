@@ -23,7 +23,12 @@ const LABEL: &[u8] = b"mrtr-guard/v1/record";
 
 /// Seals `plaintext` as the record `id` of `kind` under the ring's active
 /// key; `None` when the OS random generator fails.
-pub(crate) fn seal_record(keys: &KeyRing, kind: &str, id: &[u8], plaintext: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn seal_record(
+    keys: &KeyRing,
+    kind: &str,
+    id: &[u8],
+    plaintext: &[u8],
+) -> Option<Vec<u8>> {
     let key = keys.active();
     let mut nonce = [0u8; NONCE_LEN];
     fill_random(&mut nonce).ok()?;
@@ -91,18 +96,33 @@ mod tests {
     fn a_record_opens_only_as_what_it_was_sealed_for() {
         let keys = ring(7);
         let sealed = seal_record(&keys, "task", b"id-1", b"secret answers").expect("sealed");
-        assert!(!sealed.windows(6).any(|w| w == b"secret"), "the plaintext shows");
+        assert!(
+            !sealed.windows(6).any(|w| w == b"secret"),
+            "the plaintext shows"
+        );
         let opened = open_record(&keys, "task", b"id-1", &sealed).expect("opens");
         assert_eq!(opened.as_slice(), b"secret answers");
-        assert!(open_record(&keys, "task", b"id-2", &sealed).is_none(), "another id");
-        assert!(open_record(&keys, "answer", b"id-1", &sealed).is_none(), "another kind");
-        assert!(open_record(&ring(8), "task", b"id-1", &sealed).is_none(), "another key");
+        assert!(
+            open_record(&keys, "task", b"id-2", &sealed).is_none(),
+            "another id"
+        );
+        assert!(
+            open_record(&keys, "answer", b"id-1", &sealed).is_none(),
+            "another kind"
+        );
+        assert!(
+            open_record(&ring(8), "task", b"id-1", &sealed).is_none(),
+            "another key"
+        );
         for at in 0..sealed.len() {
             let mut changed = sealed.clone();
             if let Some(byte) = changed.get_mut(at) {
                 *byte ^= 0x01;
             }
-            assert!(open_record(&keys, "task", b"id-1", &changed).is_none(), "byte {at}");
+            assert!(
+                open_record(&keys, "task", b"id-1", &changed).is_none(),
+                "byte {at}"
+            );
         }
         assert!(open_record(&keys, "task", b"id-1", &sealed[..20]).is_none());
         assert!(open_record(&keys, "task", b"id-1", &[]).is_none());

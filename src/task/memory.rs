@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 use crate::state::PrincipalKey;
 use crate::task::error::TaskStoreError;
 use crate::task::id::TaskId;
-use crate::task::store::{NewTask, Stored, StoreFuture, TaskStore};
+use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 
 /// The most bytes of remembered answers a [`MemoryTaskStore`] keeps by
 /// default (64 MiB): past it, a final round's answer is not remembered.

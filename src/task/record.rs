@@ -102,7 +102,6 @@ pub(crate) fn from_millis(ms: i64) -> OffsetDateTime {
 }
 
 impl TaskRecord {
-
     /// The record sealed for the task `id`; `None` when it cannot be
     /// serialized or the OS random generator fails.
     pub(crate) fn seal(&self, keys: &KeyRing, id: &TaskId) -> Option<Vec<u8>> {

@@ -160,9 +160,7 @@ impl Conformance {
 impl Conformance {
     /// The Tasks extension's fixtures, each asking with the schema that
     /// accepts what the suite sends: `None` for another tool.
-    async fn task_tool(
-        round: &mut mrtr_guard::Round<'_>,
-    ) -> Option<Result<CallToolResult, Stop>> {
+    async fn task_tool(round: &mut mrtr_guard::Round<'_>) -> Option<Result<CallToolResult, Stop>> {
         let argument = |name: &str| round.arguments().and_then(|a| a.get(name)).cloned();
         Some(match round.target() {
             "greet" => {
@@ -175,7 +173,11 @@ impl Conformance {
             "slow_compute" => {
                 let seconds = argument("seconds").and_then(|s| s.as_f64()).unwrap_or(0.0);
                 let label = argument("label");
-                let label = label.as_ref().and_then(|l| l.as_str()).unwrap_or("job").to_owned();
+                let label = label
+                    .as_ref()
+                    .and_then(|l| l.as_str())
+                    .unwrap_or("job")
+                    .to_owned();
                 async {
                     round.task()?;
                     tokio::time::sleep(Duration::from_secs_f64(seconds.clamp(0.0, 600.0))).await;
@@ -193,7 +195,11 @@ impl Conformance {
             }),
             "confirm_delete" => {
                 let filename = argument("filename");
-                let filename = filename.as_ref().and_then(|f| f.as_str()).unwrap_or("?").to_owned();
+                let filename = filename
+                    .as_ref()
+                    .and_then(|f| f.as_str())
+                    .unwrap_or("?")
+                    .to_owned();
                 round.task().and_then(|()| {
                     let confirm = round.require("confirm", &CONFIRM_DELETE)?;
                     Ok(text(if confirm.bool("confirm")? {
@@ -251,10 +257,12 @@ impl ServerHandler for Conformance {
         let tools = TOOLS
             .iter()
             .map(|name| Tool::new(*name, "SEP-2322 conformance fixture", schema.clone()));
-        let task_tools = TASK_TOOLS
-            .iter()
-            .map(|(name, _)| Tool::new(*name, "Tasks extension conformance fixture", schema.clone()));
-        Ok(ListToolsResult::with_all_items(tools.chain(task_tools).collect()))
+        let task_tools = TASK_TOOLS.iter().map(|(name, _)| {
+            Tool::new(*name, "Tasks extension conformance fixture", schema.clone())
+        });
+        Ok(ListToolsResult::with_all_items(
+            tools.chain(task_tools).collect(),
+        ))
     }
 
     async fn call_tool(
@@ -316,9 +324,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let builder = TASK_TOOLS
         .iter()
         .filter_map(|(name, support)| Some((*name, (*support)?)))
-        .fold(McpServer::builder(Flow::new(codec)).anonymous(), |builder, (name, support)| {
-            builder.task_tool(name, support)
-        });
+        .fold(
+            McpServer::builder(Flow::new(codec)).anonymous(),
+            |builder, (name, support)| builder.task_tool(name, support),
+        );
     let service = builder.build(|flow| Conformance { flow })?;
     serve::serve(port, service).await
 }

@@ -14,7 +14,6 @@ use std::future::Future;
 use ::rmcp::ErrorData;
 use ::rmcp::ServerHandler;
 use ::rmcp::model::{
-    ServerCapabilities, TASKS_EXTENSION_ID,
     CallToolRequestParams, CallToolResponse, CancelTaskParams, CancelledNotificationParam,
     CompleteRequestParams, CompleteResult, CustomNotification, CustomRequest, CustomResult,
     DiscoverResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, GetSkillRequestParams,
@@ -22,8 +21,9 @@ use ::rmcp::model::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListSkillsResult,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProtocolVersion,
     ReadResourceDirectoryRequestParams, ReadResourceDirectoryResult, ReadResourceRequestParams,
-    ReadResourceResponse, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
-    SubscriptionFilter, Tool, UnsubscribeRequestParams, UpdateTaskParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SetLevelRequestParams,
+    SubscribeRequestParams, SubscriptionFilter, TASKS_EXTENSION_ID, Tool, UnsubscribeRequestParams,
+    UpdateTaskParams,
 };
 use ::rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
@@ -344,7 +344,9 @@ impl<H> Legacy<H> {
     /// Whether tasks are served here: the extension is then advertised.
     fn serves_tasks(&self) -> bool {
         #[cfg(feature = "server")]
-        return self.tasks().is_some_and(|tasks| !tasks.settings.tools.is_empty());
+        return self
+            .tasks()
+            .is_some_and(|tasks| !tasks.settings.tools.is_empty());
         #[cfg(not(feature = "server"))]
         false
     }

@@ -82,7 +82,10 @@ impl TaskHost {
             }
             Ok(CallToolResponse::InputRequired(asked))
                 if phase == TaskPhase::Offered
-                    && asked.input_requests.as_ref().is_none_or(|asks| asks.is_empty()) =>
+                    && asked
+                        .input_requests
+                        .as_ref()
+                        .is_none_or(|asks| asks.is_empty()) =>
             {
                 let Some(start) = asked.request_state else {
                     return Err(error_data(RpcError::internal_error()));
@@ -170,14 +173,23 @@ impl TaskHost {
         match created {
             Ok(()) => {}
             Err(TaskStoreError::PrincipalFull) => {
-                return Err(error_data(RpcError::capacity_reached("tasks for this principal")));
+                return Err(error_data(RpcError::capacity_reached(
+                    "tasks for this principal",
+                )));
             }
             Err(TaskStoreError::Full) => {
                 return Err(error_data(RpcError::capacity_reached("tasks")));
             }
             Err(error) => return Err(store_failed(error)),
         }
-        spawn(Arc::clone(self), Arc::clone(inner), id, &record, InputResponses::new(), cx);
+        spawn(
+            Arc::clone(self),
+            Arc::clone(inner),
+            id,
+            &record,
+            InputResponses::new(),
+            cx,
+        );
         Ok(CreateTaskResult::new(task(&id, &record)))
     }
 

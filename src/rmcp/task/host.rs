@@ -77,7 +77,9 @@ impl TaskHost {
     /// Who is calling, from the request's HTTP parts (`None`: anonymous).
     pub(crate) fn caller(&self, cx: &RequestContext<RoleServer>) -> Option<String> {
         let parts = cx.extensions.get::<http::request::Parts>()?;
-        self.principal.as_ref().and_then(|principal| principal(parts))
+        self.principal
+            .as_ref()
+            .and_then(|principal| principal(parts))
     }
 
     /// The key of a principal, for the store's caps.

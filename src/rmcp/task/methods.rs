@@ -30,15 +30,17 @@ impl TaskHost {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
         let caller = self.caller(cx);
         let record = self
-            .change(&id, Access::Owner(caller.as_deref()), |record, now| {
-                match overdue(record, now) {
+            .change(
+                &id,
+                Access::Owner(caller.as_deref()),
+                |record, now| match overdue(record, now) {
                     Some(reason) => {
                         fail_overdue(record, reason);
                         Change::Write(record.clone())
                     }
                     None => Change::Keep(record.clone()),
-                }
-            })
+                },
+            )
             .await?
             .ok_or_else(unknown_task)?;
         Ok(GetTaskResult::new(detailed(&id, &record)))
@@ -76,9 +78,8 @@ impl TaskHost {
                 if !record.outstanding.is_empty() {
                     return Change::Write(None);
                 }
-                let answers: InputResponses = std::mem::take(&mut record.answers)
-                    .into_iter()
-                    .collect();
+                let answers: InputResponses =
+                    std::mem::take(&mut record.answers).into_iter().collect();
                 record.status = Status::Working;
                 record.lease_until = Some(self.lease_from(now));
                 Change::Write(Some((record.clone(), answers)))
@@ -86,7 +87,14 @@ impl TaskHost {
             .await?
             .ok_or_else(unknown_task)?;
         if let Some((record, answers)) = resumed {
-            spawn(Arc::clone(self), Arc::clone(inner), id, &record, answers, cx);
+            spawn(
+                Arc::clone(self),
+                Arc::clone(inner),
+                id,
+                &record,
+                answers,
+                cx,
+            );
         }
         Ok(())
     }

@@ -64,7 +64,10 @@ pub(crate) fn spawn<H: ServerHandler>(
 /// task call's `_meta`, the raw arguments the state is bound to, the task
 /// phase, and a cancellation of its own (the request's ends with its
 /// response).
-fn task_context(cx: &RequestContext<RoleServer>, record: &TaskRecord) -> RequestContext<RoleServer> {
+fn task_context(
+    cx: &RequestContext<RoleServer>,
+    record: &TaskRecord,
+) -> RequestContext<RoleServer> {
     let mut cx = cx.clone();
     cx.ct = Default::default();
     if let Ok(meta) = serde_json::from_value(Value::Object(record.call.meta.clone())) {
@@ -124,7 +127,10 @@ async fn finish(
                     record.result = serde_json::to_value(result).ok();
                 }
                 Ok(CallToolResponse::InputRequired(asked))
-                    if asked.input_requests.as_ref().is_some_and(|asks| !asks.is_empty()) =>
+                    if asked
+                        .input_requests
+                        .as_ref()
+                        .is_some_and(|asks| !asks.is_empty()) =>
                 {
                     park(record, asked);
                 }

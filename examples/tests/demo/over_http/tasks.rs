@@ -14,6 +14,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use mrtr_guard::rmcp::McpService;
+use mrtr_guard::task::MemoryTaskStore;
 use mrtr_guard::{MasterKey, MemoryReplayGuard, StateCodec};
 use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
@@ -35,7 +37,8 @@ async fn start() -> SocketAddr {
 }
 
 fn export(meta: &Value, retry: Option<(&Value, &str)>) -> Value {
-    let mut params = json!({"name": "export_orders", "arguments": {"format": "csv"}, "_meta": meta});
+    let mut params =
+        json!({"name": "export_orders", "arguments": {"format": "csv"}, "_meta": meta});
     if let Some((responses, state)) = retry {
         params["inputResponses"] = responses.clone();
         params["requestState"] = json!(state);
@@ -50,7 +53,14 @@ fn range() -> Value {
 /// Round 1 asks the range; round 2, with it, creates the task: the
 /// `CreateTaskResult`, and the state round 2 consumed (for replays).
 async fn create(addr: SocketAddr, user: &str) -> (Value, String) {
-    let first = rpc(addr, user, "tools/call", "export_orders", &export(&task_meta(), None)).await;
+    let first = rpc(
+        addr,
+        user,
+        "tools/call",
+        "export_orders",
+        &export(&task_meta(), None),
+    )
+    .await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
     assert!(result["inputRequests"]["range"].is_object(), "{first}");
@@ -61,7 +71,14 @@ async fn create(addr: SocketAddr, user: &str) -> (Value, String) {
 }
 
 async fn get(addr: SocketAddr, user: &str, id: &str) -> Value {
-    rpc(addr, user, "tasks/get", id, &json!({"taskId": id, "_meta": task_meta()})).await
+    rpc(
+        addr,
+        user,
+        "tasks/get",
+        id,
+        &json!({"taskId": id, "_meta": task_meta()}),
+    )
+    .await
 }
 
 async fn update(addr: SocketAddr, user: &str, id: &str, responses: Value) -> Value {
@@ -115,7 +132,13 @@ async fn with_the_extension_the_export_runs_as_a_task_that_asks_inside_it() {
     assert_eq!(asked["method"], "elicitation/create", "{parked}");
     assert!(parked.get("requestState").is_none(), "{parked}");
 
-    let ack = update(addr, "ada", &id, json!({key.clone(): refunds(&json!(true))})).await;
+    let ack = update(
+        addr,
+        "ada",
+        &id,
+        json!({key.clone(): refunds(&json!(true))}),
+    )
+    .await;
     assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
     let done = settled(addr, "ada", &id).await;
     assert_eq!(done["status"], "completed", "{done}");
@@ -126,14 +149,25 @@ async fn with_the_extension_the_export_runs_as_a_task_that_asks_inside_it() {
     );
     // The answered key is gone for good: answering it again changes nothing.
     let again = update(addr, "ada", &id, json!({key: refunds(&json!(false))})).await;
-    assert_eq!(again["result"], json!({"resultType": "complete"}), "{again}");
+    assert_eq!(
+        again["result"],
+        json!({"resultType": "complete"}),
+        "{again}"
+    );
     assert_eq!(settled(addr, "ada", &id).await, done);
 }
 
 #[tokio::test]
 async fn without_the_extension_the_same_handler_asks_twice_and_answers_in_the_call() {
     let addr = start().await;
-    let first = rpc(addr, "ada", "tools/call", "export_orders", &export(&meta(), None)).await;
+    let first = rpc(
+        addr,
+        "ada",
+        "tools/call",
+        "export_orders",
+        &export(&meta(), None),
+    )
+    .await;
     let state = first["result"]["requestState"].as_str().unwrap().to_owned();
     let second = rpc(
         addr,
@@ -180,10 +214,22 @@ async fn an_invalid_answer_is_asked_again_under_a_new_key_and_the_third_ends_the
             let message = task["inputRequests"][&key]["params"]["message"]
                 .as_str()
                 .unwrap();
-            assert!(message.contains("Please correct: Include Refunds"), "{message}");
-            assert!(!message.contains("yes please"), "the value is echoed: {message}");
+            assert!(
+                message.contains("Please correct: Include Refunds"),
+                "{message}"
+            );
+            assert!(
+                !message.contains("yes please"),
+                "the value is echoed: {message}"
+            );
         }
-        let ack = update(addr, "ada", &id, json!({key: refunds(&json!("yes please"))})).await;
+        let ack = update(
+            addr,
+            "ada",
+            &id,
+            json!({key: refunds(&json!("yes please"))}),
+        )
+        .await;
         assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
         task = settled(addr, "ada", &id).await;
     }
@@ -201,7 +247,10 @@ async fn a_decline_inside_the_task_reaches_the_handler_as_an_answer() {
     update(addr, "ada", &id, json!({key: {"action": "decline"}})).await;
     let done = settled(addr, "ada", &id).await;
     assert_eq!(done["status"], "completed", "{done}");
-    assert_eq!(done["result"]["content"][0]["text"], "Export cancelled.", "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Export cancelled.",
+        "{done}"
+    );
 }
 
 #[tokio::test]
@@ -212,7 +261,14 @@ async fn another_principal_gets_exactly_what_an_unknown_task_id_gets() {
     let key = outstanding(&settled(addr, "ada", &id).await);
     let unknown = "0123456789abcdef0123456789abcdef";
     let cancel = |user: &'static str, id: String| async move {
-        rpc(addr, user, "tasks/cancel", &id, &json!({"taskId": id, "_meta": task_meta()})).await
+        rpc(
+            addr,
+            user,
+            "tasks/cancel",
+            &id,
+            &json!({"taskId": id, "_meta": task_meta()}),
+        )
+        .await
     };
     let answers = json!({key.clone(): refunds(&json!(true))});
     let pairs = [
@@ -221,7 +277,10 @@ async fn another_principal_gets_exactly_what_an_unknown_task_id_gets() {
             update(addr, "eve", &id, answers.clone()).await,
             update(addr, "eve", unknown, answers.clone()).await,
         ),
-        (cancel("eve", id.clone()).await, cancel("eve", unknown.to_owned()).await),
+        (
+            cancel("eve", id.clone()).await,
+            cancel("eve", unknown.to_owned()).await,
+        ),
     ];
     for (theirs, unknown) in pairs {
         assert_eq!(theirs["error"]["code"], -32602, "{theirs}");
@@ -254,4 +313,122 @@ async fn the_final_round_replayed_gets_the_same_task_and_creates_no_other() {
     )
     .await;
     assert_eq!(eve["error"]["code"], -32602, "{eve}");
+}
+
+#[tokio::test]
+async fn a_completed_final_round_replayed_gets_the_same_result() {
+    let addr = start().await;
+    let first = json!({"name": "ShipOrder", "arguments": {}, "_meta": meta()});
+    let asked = rpc(addr, "ada", "tools/call", "ShipOrder", &first).await;
+    let state = asked["result"]["requestState"].as_str().unwrap();
+    let answers = json!({"ship": {"action": "accept", "content": {"trackingNumber": "1Z9"}}});
+    let retry = json!({"name": "ShipOrder", "arguments": {}, "inputResponses": answers,
+                       "requestState": state, "_meta": meta()});
+    let done = rpc(addr, "ada", "tools/call", "ShipOrder", &retry).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Shipped as 1Z9.",
+        "{done}"
+    );
+    assert_eq!(
+        rpc(addr, "ada", "tools/call", "ShipOrder", &retry).await,
+        done
+    );
+}
+
+/// Instances over one task store and one replay guard, as several
+/// instances of a server behind one name share them.
+struct Shared {
+    store: Arc<MemoryTaskStore>,
+    guard: Arc<MemoryReplayGuard>,
+}
+
+impl Shared {
+    fn new() -> Self {
+        Self {
+            store: Arc::new(MemoryTaskStore::new()),
+            guard: Arc::new(MemoryReplayGuard::new(10_000)),
+        }
+    }
+
+    fn service(&self) -> McpService<Signup> {
+        let codec = StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[0x42; 32]).unwrap())
+            .replay_guard(self.guard.clone())
+            .build()
+            .unwrap();
+        let store = self.store.clone();
+        Signup::service_with(codec, |builder| {
+            builder.task_store(store).task_lease(Duration::from_secs(1))
+        })
+        .unwrap()
+    }
+}
+
+#[tokio::test]
+async fn a_task_created_on_one_instance_is_polled_and_answered_on_another() {
+    let shared = Shared::new();
+    let a = on_loopback(shared.service()).await;
+    let b = on_loopback(shared.service()).await;
+    let (created, _) = create(a, "ada").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let key = outstanding(&settled(b, "ada", &id).await);
+    // Both instances take an answer for the one key at once: one of them
+    // takes it and resumes the task; the other's is ignored.
+    let (on_a, on_b) = tokio::join!(
+        update(a, "ada", &id, json!({key.clone(): refunds(&json!(true))})),
+        update(b, "ada", &id, json!({key.clone(): refunds(&json!(false))})),
+    );
+    for ack in [on_a, on_b] {
+        assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    }
+    let done = settled(b, "ada", &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let text = done["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        text.starts_with("Exported the orders from 2026-01-01 to 2026-01-31 as CSV"),
+        "{text}"
+    );
+    // Read from either instance, the task is the same.
+    assert_eq!(settled(a, "ada", &id).await, done);
+}
+
+#[test]
+fn a_task_whose_instance_dies_while_it_works_fails_within_the_lease() {
+    let shared = Shared::new();
+    // Instance A on a runtime of its own, which the test then drops: its
+    // task's run dies with it, mid-work.
+    let doomed = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let a = doomed.block_on(on_loopback(shared.service()));
+    let rest = tokio::runtime::Runtime::new().unwrap();
+    let b = rest.block_on(on_loopback(shared.service()));
+    let id = rest.block_on(async {
+        let (created, _) = create(a, "ada").await;
+        created["result"]["taskId"].as_str().unwrap().to_owned()
+    });
+    doomed.shutdown_background();
+    let started = Instant::now();
+    let failed = rest.block_on(async {
+        loop {
+            let task = get(b, "ada", &id).await["result"].clone();
+            if task["status"] != "working" {
+                return task;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{task}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert!(failed["error"]["code"].is_number(), "{failed}");
+    // The lease is 1 s: the task is failed within it, after the instance died.
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
 }
