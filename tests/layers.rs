@@ -11,7 +11,7 @@
 //!   through `lib.rs`: files of one module import each other by file path,
 //!   and only code outside a module goes through its index (the binary, a
 //!   crate of its own, may use the root re-exports);
-//! - module-level edges follow `json -> wire -> state, form -> runtime ->
+//! - module-level edges follow `json -> wire -> state, form -> (task) runtime ->
 //!   tower -> rmcp -> bin` ([`ALLOWED`], printed on failure);
 //! - no `mod.rs` defines items beyond declarations and re-exports
 //!   ([`NOT_YET_AN_INDEX`] lists the exceptions, each with its reason);
@@ -44,7 +44,7 @@ use std::path::{Path, PathBuf};
 type ModPath = Vec<String>;
 
 /// Which top-level modules each one may import, the order of the layers:
-/// `json -> wire -> state, form -> runtime -> tower -> rmcp -> bin`. The
+/// `json -> wire -> state, form -> task, runtime -> tower -> rmcp -> bin`. The
 /// root (`lib.rs`) declares and re-exports everything; `derive_support`
 /// (`mrtr_guard::__private`, for the derive's generated code) sits on `form`.
 const ALLOWED: &[(&str, &[&str])] = &[
@@ -54,16 +54,18 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("form", &["json", "wire"]),
     ("derive_support", &["json", "wire", "form"]),
     ("runtime", &["json", "wire", "state", "form"]),
+    // Where tasks are kept: sealed records (state's keys) under ids.
+    ("task", &["json", "wire", "state"]),
     ("tower", &["json", "wire", "state", "form", "runtime"]),
     // The rmcp server builder mounts rmcp behind tower's `ScreenLayer`.
     (
         "rmcp",
-        &["json", "wire", "state", "form", "runtime", "tower"],
+        &["json", "wire", "state", "form", "runtime", "tower", "task"],
     ),
     (
         "bin",
         &[
-            "json", "wire", "state", "form", "runtime", "rmcp", "tower", "lib.rs",
+            "json", "wire", "state", "form", "runtime", "rmcp", "tower", "task", "lib.rs",
         ],
     ),
 ];

@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::error::error_data;
 use super::extract::{BoundArgs, Context, ToolCall};
+use super::principal::PrincipalFn;
 use super::task::offer::{note_replay, task_phase};
 use crate::runtime::{Call, Flow, Misuse, Opened, Opening, Round};
 use crate::state::StateError;
@@ -20,10 +21,6 @@ use crate::state::StateError;
 use crate::tower::service::RawArguments;
 use crate::wire::Method;
 use crate::wire::{CallParams, RpcError};
-
-/// Derives the principal from a request's HTTP parts (headers, and
-/// extensions an authentication layer inserted). `None` means anonymous.
-pub type PrincipalFn = dyn Fn(&http::request::Parts) -> Option<String> + Send + Sync;
 
 /// A [`Flow`] and the way to find who is calling: what an `rmcp` server
 /// handler keeps (cheap to clone; `rmcp` builds a handler per request in

@@ -90,6 +90,7 @@ mod error;
 mod extract;
 mod flow;
 mod legacy;
+mod principal;
 mod response;
 #[cfg(feature = "server")]
 mod server;
@@ -99,8 +100,9 @@ mod task;
 
 pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
-pub use flow::{PrincipalFn, RmcpFlow};
+pub use flow::RmcpFlow;
 pub use legacy::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};
+pub use principal::PrincipalFn;
 pub use response::{
     ToolResponse, input_required, prompt_response, resource_response, tool_response,
 };

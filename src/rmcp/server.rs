@@ -32,7 +32,7 @@ pub type McpService<H> = Screen<Sessions<StreamableHttpService<Legacy<H>, LocalS
 enum Auth {
     Unset,
     Anonymous,
-    Principal(Arc<super::flow::PrincipalFn>),
+    Principal(Arc<super::principal::PrincipalFn>),
 }
 
 /// The one way to mount mrtr-guard on `rmcp`. [`McpServer::builder`] takes

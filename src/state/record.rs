@@ -32,7 +32,11 @@ pub(crate) fn seal_record(
     let key = keys.active();
     let mut nonce = [0u8; NONCE_LEN];
     fill_random(&mut nonce).ok()?;
-    let mut out = Vec::with_capacity(HEADER_LEN + NONCE_LEN + plaintext.len() + TAG_LEN);
+    let mut out = Vec::with_capacity(
+        plaintext
+            .len()
+            .saturating_add(HEADER_LEN + NONCE_LEN + TAG_LEN),
+    );
     out.push(VERSION);
     out.extend_from_slice(&key.id().to_bytes());
     let aad = associated(kind, id, &out);
@@ -75,7 +79,7 @@ pub(crate) fn open_record(
 }
 
 fn associated(kind: &str, id: &[u8], header: &[u8]) -> Vec<u8> {
-    let mut aad = Vec::with_capacity(LABEL.len() + kind.len() + id.len() + header.len() + 24);
+    let mut aad = Vec::with_capacity(kind.len().saturating_add(id.len()).saturating_add(64));
     push_field(&mut aad, LABEL);
     push_field(&mut aad, kind.as_bytes());
     push_field(&mut aad, id);

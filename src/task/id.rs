@@ -31,8 +31,8 @@ impl TaskId {
         let mut bytes = [0u8; 16];
         for (slot, pair) in bytes.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
             let digit = |byte: u8| match byte {
-                b'0'..=b'9' => Some(byte - b'0'),
-                b'a'..=b'f' => Some(byte - b'a' + 10),
+                b'0'..=b'9' => byte.checked_sub(b'0'),
+                b'a'..=b'f' => byte.checked_sub(b'a' - 10),
                 _ => None,
             };
             *slot = digit(*pair.first()?)? << 4 | digit(*pair.get(1)?)?;

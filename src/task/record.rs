@@ -97,7 +97,7 @@ pub(crate) fn millis(at: OffsetDateTime) -> i64 {
 
 /// Unix milliseconds as a time (the epoch when out of range).
 pub(crate) fn from_millis(ms: i64) -> OffsetDateTime {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms).saturating_mul(1_000_000))
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 

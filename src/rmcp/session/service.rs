@@ -27,7 +27,7 @@ use tower_service::Service;
 use super::book::{CallTicket, SessionBook};
 use super::priming::{Priming, PrimingFilter};
 use super::watched::{Cancel, Watched};
-use crate::rmcp::flow::PrincipalFn;
+use crate::rmcp::principal::PrincipalFn;
 use crate::tower::service::{ScreenedBody, refusal};
 use crate::wire::{Method as McpMethod, RpcError};
 

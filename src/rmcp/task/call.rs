@@ -216,7 +216,7 @@ impl TaskHost {
         let Some(sealed) = seal_record(self.keys(), ANSWER, &key, &plain) else {
             return;
         };
-        let until = OffsetDateTime::now_utc() + self.round_ttl;
+        let until = OffsetDateTime::now_utc().saturating_add(self.round_ttl);
         if let Err(error) = self.settings.store.remember(&key, &sealed, until).await {
             let _ = store_failed(error);
         }

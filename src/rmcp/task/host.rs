@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use super::settings::TaskSettings;
 use crate::rmcp::error::error_data;
-use crate::rmcp::flow::PrincipalFn;
+use crate::rmcp::principal::PrincipalFn;
 use crate::runtime::Flow;
 use crate::state::{KeyRing, PrincipalKey};
 use crate::task::TaskId;

@@ -11,11 +11,11 @@ use ::rmcp::model::{CallToolRequestParams, CallToolResponse, InputResponses};
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value, json};
 
-use super::host::{Access, Change, TaskHost, overdue};
+use super::host::{Access, Change, TaskHost, duration_ms, overdue};
 use super::offer::TaskOffer;
 use crate::runtime::TaskPhase;
 use crate::task::TaskId;
-use crate::task::record::{Parked, Status, TaskRecord, from_millis};
+use crate::task::record::{Parked, Status, TaskRecord, millis};
 use crate::tower::service::RawArguments;
 use crate::wire::Method;
 
@@ -95,8 +95,8 @@ async fn still_wanted(host: &TaskHost, id: &TaskId) -> bool {
             }
             let left = record
                 .lease_until
-                .map_or(time::Duration::ZERO, |until| from_millis(until) - now);
-            if left * 3 < lease * 2 {
+                .map_or(0, |until| until.saturating_sub(millis(now)));
+            if left.saturating_mul(3) < duration_ms(lease).saturating_mul(2) {
                 record.lease_until = Some(host.lease_from(now));
                 Change::Write(true)
             } else {
