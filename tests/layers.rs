@@ -11,7 +11,7 @@
 //!   through `lib.rs`: files of one module import each other by file path,
 //!   and only code outside a module goes through its index (the binary, a
 //!   crate of its own, may use the root re-exports);
-//! - module-level edges follow `json -> wire -> state, form -> (task) runtime ->
+//! - module-level edges follow `json -> wire -> state, form -> task, runtime ->
 //!   tower -> rmcp -> bin` ([`ALLOWED`], printed on failure);
 //! - no `mod.rs` defines items beyond declarations and re-exports
 //!   ([`NOT_YET_AN_INDEX`] lists the exceptions, each with its reason);
