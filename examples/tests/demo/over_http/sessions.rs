@@ -107,7 +107,7 @@ impl Reply {
 
 /// Sends one HTTP/1.0 request (so the body is never chunked) of a
 /// `2025-11-25` client and reads its head.
-async fn send(
+pub(super) async fn send(
     addr: SocketAddr,
     method: &str,
     user: Option<&str>,
@@ -178,7 +178,7 @@ pub(super) async fn send_at(
 
 /// `initialize` as a `2025-11-25` client that can answer forms; the
 /// session id, once `notifications/initialized` is sent.
-async fn open_session(addr: SocketAddr, user: &str) -> String {
+pub(super) async fn open_session(addr: SocketAddr, user: &str) -> String {
     let reply = initialize(addr, Some(user)).await;
     assert_eq!(
         reply.status,
