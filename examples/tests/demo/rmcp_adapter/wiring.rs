@@ -435,9 +435,11 @@ fn server_config_errors_say_what_to_change() {
         ),
         (
             ServerConfigError::ZeroLimit,
-            "a limit is zero, so every request or session would fail; give read_timeout, \
-             max_response_bytes, legacy_answer_timeout, max_sessions, max_calls_in_flight \
-             and session_idle_timeout values above zero, or leave their defaults",
+            "a limit is zero, so every request, session or task would fail; give \
+             read_timeout, max_response_bytes, legacy_answer_timeout, max_sessions, \
+             max_calls_in_flight, session_idle_timeout, task_limits, task_ttl and \
+             task_poll_interval values above zero and task_lease one of a second or more, \
+             or leave their defaults",
         ),
     ];
     for (error, expected) in cases {
