@@ -117,5 +117,5 @@ pub use session::{PrimingFilter, Sessions, Watched};
 #[cfg(feature = "server")]
 pub use task::{
     DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, DEFAULT_TASKS_PER_PRINCIPAL,
-    DEFAULT_TASKS_TOTAL, MAX_REMEMBERED_ANSWER, TaskSupport,
+    DEFAULT_TASKS_TOTAL, MAX_REMEMBERED_ANSWER, TaskAskError, TaskInbox, TaskSupport,
 };

@@ -66,6 +66,8 @@ pub use call::Call;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use flow::Flow;
 pub use misuse::Misuse;
+#[cfg(feature = "server")]
+pub(crate) use reask::{asks_again, reask_message};
 pub use reply::{AbortReason, Reply, RoundEnd, Stop};
 pub use round::{Opened, Opening, Round};
 pub use task::TaskPhase;

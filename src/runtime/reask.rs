@@ -1,6 +1,6 @@
 //! What a question asked again after an invalid answer says.
 
-use crate::form::{Form, Report};
+use crate::form::{Field, Form, Report};
 
 /// The message of `form` asked again after the answer `report` describes:
 /// the form's own message, then what to correct, field by field by title.
@@ -12,6 +12,17 @@ pub(crate) fn reask_message(form: &Form, report: &Report) -> String {
         return form.message().to_owned();
     }
     format!("{}\n\nPlease correct: {fixes}", form.message())
+}
+
+/// Whether an answer [`Form::validate`] accepted dropped the invalid value
+/// of a field that is asked again instead
+/// ([`Field::drop_if_invalid`] not set): in a round, nothing the user typed
+/// is lost without their being told.
+pub(crate) fn asks_again(form: &Form, report: &Report) -> bool {
+    report
+        .issues()
+        .iter()
+        .any(|issue| !form.field(issue.field()).is_some_and(Field::drops_invalid))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! [`TaskRecord`]: everything the server keeps about one task, sealed with
 //! its key and bound to the task's id before it reaches the store.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -48,6 +48,10 @@ pub(crate) struct Parked {
     pub(crate) key: String,
     /// The input request, as sent.
     pub(crate) request: Value,
+    /// Parked by code outside the handler (a `TaskInbox`): its answer goes
+    /// to the mailbox, for that code, and resumes no run.
+    #[serde(default)]
+    pub(crate) external: bool,
 }
 
 /// Everything kept about one task.
@@ -74,8 +78,15 @@ pub(crate) struct TaskRecord {
     pub(crate) outstanding: BTreeMap<String, Parked>,
     /// Handler key -> the answer given, for the next run.
     pub(crate) answers: BTreeMap<String, Value>,
-    /// How many task keys were issued: keys are never reused in a task.
+    /// How many task keys were issued.
     pub(crate) issued: u64,
+    /// Every key ever parked on the task: keys are never reused in a task.
+    #[serde(default)]
+    pub(crate) used: BTreeSet<String>,
+    /// Task key -> the answer to a question parked from outside the
+    /// handler, until that code takes it.
+    #[serde(default)]
+    pub(crate) mailbox: BTreeMap<String, Value>,
     /// The tool's result, once completed.
     pub(crate) result: Option<Value>,
     /// The JSON-RPC error, once failed.
@@ -83,6 +94,40 @@ pub(crate) struct TaskRecord {
 }
 
 impl TaskRecord {
+    /// A key of the task not used before, made from `base`.
+    pub(crate) fn fresh_key(&mut self, base: &str) -> String {
+        loop {
+            self.issued = self.issued.saturating_add(1);
+            let key = format!("{base}-{}", self.issued);
+            if self.used.insert(key.clone()) {
+                return key;
+            }
+        }
+    }
+
+    /// Whether a question of the handler's is outstanding (a run waits
+    /// for it).
+    pub(crate) fn handler_asks(&self) -> bool {
+        self.outstanding.values().any(|parked| !parked.external)
+    }
+
+    /// Ends the task with `status`: nothing outstanding, nothing to run.
+    pub(crate) fn end(&mut self, status: Status) {
+        self.status = status;
+        self.request_state = None;
+        self.outstanding.clear();
+        self.answers.clear();
+        self.mailbox.clear();
+        self.lease_until = None;
+    }
+
+    /// Ends the task `failed` with the JSON-RPC error `code` and `message`.
+    pub(crate) fn fail(&mut self, code: i64, message: &str) {
+        self.end(Status::Failed);
+        self.status_message = Some(message.to_owned());
+        self.error = Some(serde_json::json!({"code": code, "message": message}));
+    }
+
     /// When the task's TTL ends.
     pub(crate) fn expires_at(&self) -> OffsetDateTime {
         let ttl = i64::try_from(self.ttl_ms).unwrap_or(i64::MAX);

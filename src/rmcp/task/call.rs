@@ -155,6 +155,8 @@ impl TaskHost {
             outstanding: Default::default(),
             answers: Default::default(),
             issued: 0,
+            used: Default::default(),
+            mailbox: Default::default(),
             result: None,
             error: None,
         };

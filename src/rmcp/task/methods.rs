@@ -10,13 +10,12 @@ use ::rmcp::model::{
     CancelTaskParams, GetTaskParams, GetTaskResult, InputResponses, UpdateTaskParams,
 };
 use ::rmcp::service::{RequestContext, RoleServer};
-use serde_json::json;
 
 use super::host::{Access, Change, TaskHost, overdue, unknown_task};
 use super::run::spawn;
 use super::view::detailed;
 use crate::task::TaskId;
-use crate::task::record::{Status, TaskRecord};
+use crate::task::record::Status;
 
 impl TaskHost {
     /// `tasks/get`: the task as it stands. A task past its TTL, or whose
@@ -35,7 +34,7 @@ impl TaskHost {
                 Access::Owner(caller.as_deref()),
                 |record, now| match overdue(record, now) {
                     Some(reason) => {
-                        fail_overdue(record, reason);
+                        record.fail(-32603, reason);
                         Change::Write(record.clone())
                     }
                     None => Change::Keep(record.clone()),
@@ -68,19 +67,28 @@ impl TaskHost {
                 let mut taken = false;
                 for (key, answer) in &responses {
                     if let Some(parked) = record.outstanding.remove(key) {
-                        record.answers.insert(parked.key, answer.clone());
+                        if parked.external {
+                            record.mailbox.insert(key.clone(), answer.clone());
+                        } else {
+                            record.answers.insert(parked.key, answer.clone());
+                        }
                         taken = true;
                     }
                 }
                 if !taken {
                     return Change::Keep(None);
                 }
-                if !record.outstanding.is_empty() {
+                if record.outstanding.is_empty() {
+                    record.status = Status::Working;
+                }
+                let resume = !record.handler_asks()
+                    && !record.answers.is_empty()
+                    && record.lease_until.is_none();
+                if !resume {
                     return Change::Write(None);
                 }
                 let answers: InputResponses =
                     std::mem::take(&mut record.answers).into_iter().collect();
-                record.status = Status::Working;
                 record.lease_until = Some(self.lease_from(now));
                 Change::Write(Some((record.clone(), answers)))
             })
@@ -113,26 +121,11 @@ impl TaskHost {
             if record.status.is_terminal() {
                 return Change::Keep(());
             }
-            record.status = Status::Cancelled;
+            record.end(Status::Cancelled);
             record.status_message = Some("The task was cancelled.".to_owned());
-            record.request_state = None;
-            record.outstanding.clear();
-            record.answers.clear();
-            record.lease_until = None;
             Change::Write(())
         })
         .await?
         .ok_or_else(unknown_task)
     }
-}
-
-/// Ends a task that outlived its TTL or its instance.
-fn fail_overdue(record: &mut TaskRecord, reason: &str) {
-    record.status = Status::Failed;
-    record.status_message = Some(reason.to_owned());
-    record.request_state = None;
-    record.outstanding.clear();
-    record.answers.clear();
-    record.lease_until = None;
-    record.error = Some(json!({"code": -32603, "message": reason}));
 }

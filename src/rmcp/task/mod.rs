@@ -10,6 +10,8 @@ mod call;
 #[cfg(feature = "server")]
 pub(crate) mod host;
 #[cfg(feature = "server")]
+mod inbox;
+#[cfg(feature = "server")]
 mod methods;
 pub(crate) mod offer;
 #[cfg(feature = "server")]
@@ -21,6 +23,8 @@ mod view;
 
 #[cfg(feature = "server")]
 pub use call::MAX_REMEMBERED_ANSWER;
+#[cfg(feature = "server")]
+pub use inbox::{TaskAskError, TaskInbox};
 #[cfg(feature = "server")]
 pub use settings::{
     DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, DEFAULT_TASKS_PER_PRINCIPAL,

@@ -9,7 +9,7 @@ use std::time::Duration;
 use ::rmcp::ServerHandler;
 use ::rmcp::model::{CallToolRequestParams, CallToolResponse, InputResponses};
 use ::rmcp::service::{RequestContext, RoleServer};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::host::{Access, Change, TaskHost, duration_ms, overdue};
 use super::offer::TaskOffer;
@@ -90,7 +90,10 @@ async fn still_wanted(host: &TaskHost, id: &TaskId) -> bool {
     let lease = host.settings.lease;
     let changed = host
         .change(id, Access::Host, |record, now| {
-            if record.status != Status::Working || overdue(record, now).is_some() {
+            if record.status.is_terminal()
+                || record.lease_until.is_none()
+                || overdue(record, now).is_some()
+            {
                 return Change::Keep(false);
             }
             let left = record
@@ -115,15 +118,14 @@ async fn finish(
 ) {
     let _ = host
         .change(id, Access::Host, |record, _| {
-            if record.status != Status::Working {
+            if record.status.is_terminal() {
                 return Change::Keep(());
             }
             record.lease_until = None;
             record.answers.clear();
             match &outcome {
                 Ok(CallToolResponse::Complete(result)) => {
-                    record.status = Status::Completed;
-                    record.request_state = None;
+                    record.end(Status::Completed);
                     record.result = serde_json::to_value(result).ok();
                 }
                 Ok(CallToolResponse::InputRequired(asked))
@@ -134,11 +136,8 @@ async fn finish(
                 {
                     park(record, asked);
                 }
-                Ok(_) => fail(record, json!({"code": -32603, "message": "Internal error"})),
-                Err(error) => fail(
-                    record,
-                    json!({"code": error.code.0, "message": error.message}),
-                ),
+                Ok(_) => record.fail(-32603, "Internal error"),
+                Err(error) => record.fail(i64::from(error.code.0), &error.message),
             }
             Change::Write(())
         })
@@ -146,31 +145,21 @@ async fn finish(
 }
 
 /// Parks the run's questions on the task, each under a key never used in
-/// the task before.
+/// the task before, beside any question parked from outside the handler.
 fn park(record: &mut TaskRecord, asked: &::rmcp::model::InputRequiredResult) {
     record.status = Status::InputRequired;
     record.request_state.clone_from(&asked.request_state);
-    record.outstanding.clear();
+    record.outstanding.retain(|_, parked| parked.external);
     for (key, request) in asked.input_requests.iter().flatten() {
-        record.issued = record.issued.saturating_add(1);
         let request = serde_json::to_value(request).unwrap_or(Value::Object(Map::new()));
+        let task_key = record.fresh_key(key);
         record.outstanding.insert(
-            format!("{key}-{}", record.issued),
+            task_key,
             Parked {
                 key: key.clone(),
                 request,
+                external: false,
             },
         );
     }
-}
-
-fn fail(record: &mut TaskRecord, error: Value) {
-    record.status = Status::Failed;
-    record.request_state = None;
-    record.outstanding.clear();
-    record.status_message = error
-        .get("message")
-        .and_then(Value::as_str)
-        .map(str::to_owned);
-    record.error = Some(error);
 }

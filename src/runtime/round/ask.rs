@@ -12,7 +12,7 @@ use crate::form::{Answers, Field, Form, Problem, Report, Verdict};
 use crate::json::JsonDigest;
 use crate::runtime::budget;
 use crate::runtime::misuse::Misuse;
-use crate::runtime::reask::reask_message;
+use crate::runtime::reask::{asks_again, reask_message};
 use crate::runtime::reply::{Reply, Stop};
 use crate::runtime::round::view::Round;
 use crate::state::{ProvenAnswer, Reask};
@@ -333,17 +333,6 @@ enum Found {
     Nothing,
     /// Another question was named under the key in this round.
     Misused,
-}
-
-/// Whether an answer [`Form::validate`] accepted dropped the invalid value
-/// of a field that is asked again instead
-/// ([`Field::drop_if_invalid`] not set): in a round, nothing the user typed
-/// is lost without their being told.
-fn asks_again(form: &Form, report: &Report) -> bool {
-    report
-        .issues()
-        .iter()
-        .any(|issue| !form.field(issue.field()).is_some_and(Field::drops_invalid))
 }
 
 /// An elicitation response as a round carries it: the action, and the
