@@ -117,6 +117,13 @@
 //! every handler mistake, never with a secret or a submitted value; what each
 //! event holds: [`docs/GUIDE.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/GUIDE.md), "Logging".
 //!
+//! Feature `wasm-js` is for `wasm32-unknown-unknown` in a JavaScript host:
+//! randomness from the Web Crypto API and the time from `Date`. The codec,
+//! the forms and the runtime build for that target and for `wasm32-wasip1`;
+//! which features work there: the
+//! [README](https://docs.rs/crate/mrtr-guard/latest/source/README.md), "At the
+//! edge (WebAssembly)".
+//!
 //! # Start-up errors
 //!
 //! A key, codec, guard or server that cannot work is refused when it is

@@ -14,7 +14,15 @@ pub trait Clock: Send + Sync + fmt::Debug {
     fn now(&self) -> OffsetDateTime;
 }
 
-/// The operating system's clock, in UTC. The default.
+/// The system's clock, in UTC. The default.
+///
+/// It reads the operating system's clock on a host, WASI's on
+/// `wasm32-wasip1`, and JavaScript's `Date` on `wasm32-unknown-unknown` with
+/// feature `wasm-js`. On `wasm32-unknown-unknown` without a JavaScript host
+/// there is no clock to read (the standard library panics): give the
+/// [`Flow`](crate::Flow) a clock of your own with
+/// [`Flow::with_clock`](crate::Flow::with_clock), and call the codec's `_at`
+/// methods ([`StateCodec::open_at`](crate::StateCodec::open_at) and the like).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SystemClock;
 
