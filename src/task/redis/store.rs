@@ -84,8 +84,9 @@ use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 /// task does not exist).
 ///
 /// Redis must not evict: the store relies on keys living until their
-/// expiry. Each new connection reads `CONFIG GET maxmemory-policy` (on
-/// every master of a cluster) and refuses anything but `noeviction`
+/// expiry. Each new connection, and each
+/// [`health_check`](Self::health_check), reads `CONFIG GET maxmemory-policy`
+/// (on every master of a cluster) and refuses anything but `noeviction`
 /// ([`RedisConfigError::Evicts`](crate::state::RedisConfigError::Evicts));
 /// [`allow_task_loss_if_redis_evicts`](crate::task::RedisTaskStoreBuilder::allow_task_loss_if_redis_evicts)
 /// skips the check, for a managed service that forbids `CONFIG`. A full
@@ -192,6 +193,22 @@ impl RedisTaskStore {
     #[must_use]
     pub fn key_prefix(&self) -> &str {
         &self.inner.prefix
+    }
+
+    /// Checks that Redis answers and does not evict (`PING`, then
+    /// `CONFIG GET maxmemory-policy` unless the builder opted out), with the
+    /// store's timeouts: for a readiness or health probe.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::Unavailable`] when it does not, naming why.
+    pub async fn health_check(&self) -> Result<(), TaskStoreError> {
+        let inner = &self.inner;
+        inner
+            .connector
+            .health_check(&inner.conn)
+            .await
+            .map_err(script::failed)
     }
 
     /// `command`'s reply.

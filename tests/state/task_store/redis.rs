@@ -283,6 +283,15 @@ fn an_evicting_redis_is_refused_at_start_up() {
     runtime
         .block_on(store.create(new_task(&id, b"r", limits())))
         .unwrap();
+    runtime.block_on(store.health_check()).unwrap();
+    let checking = RedisTaskStore::builder(evicting.url()).build().unwrap();
+    let probed = runtime.block_on(checking.health_check()).unwrap_err();
+    assert!(
+        probed
+            .to_string()
+            .contains("maxmemory-policy is allkeys-lru"),
+        "{probed}"
+    );
 }
 
 /// No Redis: every call fails, nothing is assumed.
@@ -306,6 +315,11 @@ fn an_unreachable_redis_fails_every_call() {
     assert!(
         matches!(recalled, Err(TaskStoreError::Unavailable(_))),
         "{recalled:?}"
+    );
+    let probed = runtime.block_on(store.health_check());
+    assert!(
+        matches!(probed, Err(TaskStoreError::Unavailable(_))),
+        "{probed:?}"
     );
     let started = runtime.block_on(RedisTaskStore::builder("redis://127.0.0.1:1/").connect());
     assert!(

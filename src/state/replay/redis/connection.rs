@@ -176,7 +176,7 @@ impl Connector {
     }
 
     /// `PING`, then a look at Redis as the watcher takes one.
-    pub(super) async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
+    pub(crate) async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
         let ping = redis::cmd("PING");
         self.send(slot, &ping).await?;
         self.look(slot).await
