@@ -57,4 +57,6 @@ pub use replay::{
     TokenUse,
 };
 #[cfg(feature = "redis")]
+pub(crate) use replay::{Conn, Connector, Endpoint, time_to_live_ms};
+#[cfg(feature = "redis")]
 pub use replay::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};

@@ -12,9 +12,13 @@ mod error;
 mod id;
 mod memory;
 pub(crate) mod record;
+#[cfg(feature = "redis")]
+mod redis;
 mod store;
 
 pub use error::TaskStoreError;
 pub use id::TaskId;
 pub use memory::{DEFAULT_REMEMBERED_BYTES, MemoryTaskStore};
+#[cfg(feature = "redis")]
+pub use redis::{RedisTaskStore, RedisTaskStoreBuilder};
 pub use store::{NewTask, StoreFuture, Stored, TaskLimits, TaskStore};

@@ -169,8 +169,8 @@ fn redis_config_errors_name_the_setting_and_the_fix() {
     let cases = [
         (
             build("http://:hunter2@127.0.0.1/"),
-            "the redis url is not valid; give RedisReplayGuard::builder \
-             redis://host:port/, rediss://host:port/ (tls) or redis+unix:///path",
+            "the redis url is not valid; give redis://host:port/, rediss://host:port/ \
+             (tls) or redis+unix:///path",
         ),
         (
             build("rediss://:hunter2@127.0.0.1:6380/#insecure"),
@@ -203,15 +203,16 @@ fn redis_config_errors_name_the_setting_and_the_fix() {
         ),
         (
             RedisConfigError::Evicts("allkeys-lru".to_owned()),
-            "redis maxmemory-policy is allkeys-lru: redis may evict replay keys, and a used \
-             requestState would open again; set maxmemory-policy noeviction \
-             (CONFIG SET maxmemory-policy noeviction, and in redis.conf)",
+            "redis maxmemory-policy is allkeys-lru: redis may evict mrtr-guard's keys (a used \
+             requestState would open again, a task would vanish); set maxmemory-policy \
+             noeviction (CONFIG SET maxmemory-policy noeviction, and in redis.conf)",
         ),
         (
             RedisConfigError::PolicyUnreadable,
-            "redis refused CONFIG GET maxmemory-policy, so the guard cannot check that redis \
-             never evicts; set the service's eviction policy to noeviction, then build the \
-             guard with allow_replay_if_redis_evicts()",
+            "redis refused CONFIG GET maxmemory-policy, so mrtr-guard cannot check that \
+             redis never evicts; set the service's eviction policy to noeviction, then build \
+             with allow_replay_if_redis_evicts() (the replay guard) or \
+             allow_task_loss_if_redis_evicts() (the task store)",
         ),
     ];
     for (error, expected) in cases {

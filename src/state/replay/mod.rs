@@ -19,6 +19,8 @@ mod principal;
 mod redis;
 
 #[cfg(feature = "redis")]
+pub(crate) use self::redis::{Conn, Connector, Endpoint, time_to_live_ms};
+#[cfg(feature = "redis")]
 pub use self::redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 pub use error::ReplayError;
 pub use guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};

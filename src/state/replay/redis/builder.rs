@@ -4,20 +4,9 @@ use std::fmt;
 use std::sync::{Arc, Once, OnceLock};
 use std::time::Duration;
 
-#[cfg(feature = "redis-tls")]
-use redis::TlsCertificates;
-#[cfg(not(feature = "redis-tls"))]
-use redis::parse_redis_url;
-use redis::{Client, ConnectionAddr, IntoConnectionInfo};
-#[cfg(feature = "redis-tls")]
-use rustls::pki_types::CertificateDer;
-#[cfg(feature = "redis-tls")]
-use rustls::pki_types::pem::PemObject;
-
-use crate::state::replay::redis::connection::{Connector, lock};
-use crate::state::replay::redis::error::{ConnectError, RedisConfigError};
+use crate::state::replay::redis::endpoint::Endpoint;
+use crate::state::replay::redis::error::RedisConfigError;
 use crate::state::replay::redis::guard::{Inner, RedisReplayGuard, Slot};
-use crate::state::replay::redis::watch::Watch;
 
 impl RedisReplayGuard {
     /// Starts building a guard on the Redis at `url`
@@ -33,14 +22,10 @@ impl RedisReplayGuard {
 /// [`RedisReplayGuard::builder`].
 #[must_use]
 pub struct RedisGuardBuilder {
-    url: String,
-    ca_pem: Option<Vec<u8>>,
+    endpoint: Endpoint,
     prefix: String,
-    connect_timeout: Duration,
-    command_timeout: Duration,
     share: Option<usize>,
     wait: Option<(u32, Duration)>,
-    check_policy: bool,
     watch_interval: Duration,
 }
 
@@ -48,14 +33,14 @@ impl RedisGuardBuilder {
     /// The defaults, for the Redis at `url`.
     fn new(url: String) -> Self {
         Self {
-            url,
-            ca_pem: None,
+            endpoint: Endpoint::new(
+                url,
+                RedisReplayGuard::DEFAULT_CONNECT_TIMEOUT,
+                RedisReplayGuard::DEFAULT_COMMAND_TIMEOUT,
+            ),
             prefix: RedisReplayGuard::DEFAULT_KEY_PREFIX.to_owned(),
-            connect_timeout: RedisReplayGuard::DEFAULT_CONNECT_TIMEOUT,
-            command_timeout: RedisReplayGuard::DEFAULT_COMMAND_TIMEOUT,
             share: None,
             wait: None,
-            check_policy: true,
             watch_interval: RedisReplayGuard::DEFAULT_WATCH_INTERVAL,
         }
     }
@@ -71,14 +56,14 @@ impl RedisGuardBuilder {
     /// Sets the time allowed to open a connection, handshake and checks
     /// included (default 500 ms).
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
+        self.endpoint.connect_timeout = timeout;
         self
     }
 
     /// Sets the time allowed to send one command and read its answer
     /// (default 500 ms).
     pub fn command_timeout(mut self, timeout: Duration) -> Self {
-        self.command_timeout = timeout;
+        self.endpoint.command_timeout = timeout;
         self
     }
 
@@ -89,7 +74,7 @@ impl RedisGuardBuilder {
     /// [`build`](Self::build) refuses a CA with
     /// [`RedisConfigError::TlsNotEnabled`].
     pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
-        self.ca_pem = Some(pem.into());
+        self.endpoint.ca_pem = Some(pem.into());
         self
     }
 
@@ -130,7 +115,7 @@ impl RedisGuardBuilder {
     /// to `noeviction` in the service's own settings first. If Redis does
     /// evict, consumed tokens can open again: that is what this gives up.
     pub fn allow_replay_if_redis_evicts(mut self) -> Self {
-        self.check_policy = false;
+        self.endpoint.check_policy = false;
         self
     }
 
@@ -153,65 +138,13 @@ impl RedisGuardBuilder {
     /// a zero timeout (the `WAIT` timeout and the watch interval included).
     pub fn build(self) -> Result<RedisReplayGuard, RedisConfigError> {
         let wait_zero = self.wait.is_some_and(|(_, timeout)| timeout.is_zero());
-        if self.connect_timeout.is_zero()
-            || self.command_timeout.is_zero()
-            || self.watch_interval.is_zero()
-            || wait_zero
-        {
+        if self.watch_interval.is_zero() || wait_zero {
             return Err(RedisConfigError::ZeroTimeout);
         }
-        #[cfg(not(feature = "redis-tls"))]
-        refuse_tls(&self.url, self.ca_pem.is_some())?;
-        let info = self
-            .url
-            .as_str()
-            .into_connection_info()
-            .map_err(|_| RedisConfigError::InvalidUrl)?;
-        let tls = match info.addr() {
-            ConnectionAddr::TcpTls { insecure: true, .. } => {
-                return Err(RedisConfigError::InsecureTls);
-            }
-            ConnectionAddr::TcpTls { .. } => true,
-            _ => false,
-        };
-        // No CLIENT SETINFO: nothing beyond AUTH and SELECT in the handshake.
-        let settings = info.redis_settings().clone().set_skip_set_lib_name();
-        let info = info.set_redis_settings(settings);
-        #[cfg(feature = "redis-tls")]
-        let client = match &self.ca_pem {
-            None => Client::open(info.clone()),
-            Some(_) if !tls => return Err(RedisConfigError::CaWithoutTls),
-            Some(pem) => {
-                check_ca_pem(pem)?;
-                let certificates = TlsCertificates {
-                    client_tls: None,
-                    root_cert: Some(pem.clone()),
-                };
-                Client::build_with_tls(info.clone(), certificates)
-            }
-        }
-        .map_err(|_| RedisConfigError::InvalidUrl)?;
-        #[cfg(not(feature = "redis-tls"))]
-        let client = Client::open(info.clone()).map_err(|_| RedisConfigError::InvalidUrl)?;
-        #[cfg(feature = "redis-tls")]
-        if tls {
-            install_crypto_provider();
-        }
-        let server = client.get_connection_info().addr().to_string();
+        let connector = self.endpoint.connector()?;
         Ok(RedisReplayGuard {
             inner: Arc::new(Inner {
-                connector: Connector {
-                    client,
-                    info,
-                    #[cfg(feature = "redis-tls")]
-                    ca_pem: self.ca_pem,
-                    connect_timeout: self.connect_timeout,
-                    command_timeout: self.command_timeout,
-                    check_policy: self.check_policy,
-                    watch: Watch::new(server.clone()),
-                },
-                server,
-                tls,
+                connector,
                 prefix: self.prefix,
                 share: self.share,
                 wait: self.wait,
@@ -240,12 +173,7 @@ impl RedisGuardBuilder {
     pub async fn connect(self) -> Result<RedisReplayGuard, RedisConfigError> {
         let guard = self.build()?;
         let inner = &guard.inner;
-        let conn = inner
-            .connector
-            .open()
-            .await
-            .map_err(ConnectError::into_config)?;
-        *lock(&inner.shared.conn) = Some(conn);
+        inner.connector.connect(&inner.shared.conn).await?;
         inner.watch();
         Ok(guard)
     }
@@ -255,53 +183,15 @@ impl fmt::Debug for RedisGuardBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The URL may hold a password: never printed.
         f.debug_struct("RedisGuardBuilder")
-            .field("custom_ca", &self.ca_pem.is_some())
+            .field("custom_ca", &self.endpoint.ca_pem.is_some())
             .field("prefix", &self.prefix)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("command_timeout", &self.command_timeout)
+            .field("connect_timeout", &self.endpoint.connect_timeout)
+            .field("command_timeout", &self.endpoint.command_timeout)
             .field("principal_share", &self.share)
             .field("wait_for_replicas", &self.wait)
-            .field("checks_eviction_policy", &self.check_policy)
+            .field("checks_eviction_policy", &self.endpoint.check_policy)
             .field("watch_interval", &self.watch_interval)
             .finish_non_exhaustive()
-    }
-}
-
-/// Without feature `redis-tls`: refuses a TLS URL (`rediss://`,
-/// `valkeys://`) or a CA certificate, rather than connecting without TLS.
-#[cfg(not(feature = "redis-tls"))]
-fn refuse_tls(url: &str, ca: bool) -> Result<(), RedisConfigError> {
-    let tls_url =
-        parse_redis_url(url).is_some_and(|url| matches!(url.scheme(), "rediss" | "valkeys"));
-    if tls_url || ca {
-        return Err(RedisConfigError::TlsNotEnabled);
-    }
-    Ok(())
-}
-
-/// Checks that `pem` holds at least one certificate and nothing that fails
-/// to parse: an empty trust store would refuse every connection later, with
-/// a less helpful error.
-#[cfg(feature = "redis-tls")]
-fn check_ca_pem(pem: &[u8]) -> Result<(), RedisConfigError> {
-    let mut count = 0usize;
-    for certificate in CertificateDer::pem_slice_iter(pem) {
-        certificate.map_err(|_| RedisConfigError::InvalidCaCertificate)?;
-        count = count.saturating_add(1);
-    }
-    if count == 0 {
-        return Err(RedisConfigError::InvalidCaCertificate);
-    }
-    Ok(())
-}
-
-/// rustls needs a process-wide crypto provider; the `redis` crate takes the
-/// default one. Installs `ring` unless the application already chose one.
-#[cfg(feature = "redis-tls")]
-fn install_crypto_provider() {
-    if rustls::crypto::CryptoProvider::get_default().is_none() {
-        // Err means another thread installed one first: that one is used.
-        let _ = rustls::crypto::ring::default_provider().install_default();
     }
 }
 

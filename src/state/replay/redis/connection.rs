@@ -1,7 +1,7 @@
-//! The guard's connection to Redis: one node's multiplexed connection or a
-//! cluster's, opened within the connect timeout, each command within the
-//! command timeout, and replaced after a failure; each new connection
-//! looked at (`watch`) before it is used.
+//! A connection to Redis (the replay guard's, the task store's): one node's
+//! multiplexed connection or a cluster's, opened within the connect timeout,
+//! each command within the command timeout, and replaced after a failure;
+//! each new connection looked at (`watch`) before it is used.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -15,23 +15,28 @@ use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
 use redis::{AsyncConnectionConfig, Client, Cmd, ConnectionInfo, RedisError, Value};
 
 use crate::state::replay::error::ReplayError;
-use crate::state::replay::redis::error::{ConnectError, timed_out, unavailable};
+use crate::state::replay::redis::error::{ConnectError, RedisConfigError, timed_out, unavailable};
 use crate::state::replay::redis::watch::Watch;
 
-/// How the guard reaches Redis: the client, and the settings every
-/// connection is opened and every command run with.
-pub(super) struct Connector {
+/// How a client of this crate reaches Redis: the client, and the settings
+/// every connection is opened and every command run with (made by
+/// `endpoint`).
+pub(crate) struct Connector {
     pub(super) client: Client,
     /// The connection info, for a cluster client when the node is one.
     pub(super) info: ConnectionInfo,
     /// The CA to trust instead of the Mozilla roots, for a cluster's nodes.
     #[cfg(feature = "redis-tls")]
     pub(super) ca_pem: Option<Vec<u8>>,
-    pub(super) connect_timeout: Duration,
-    pub(super) command_timeout: Duration,
-    pub(super) check_policy: bool,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) command_timeout: Duration,
+    pub(crate) check_policy: bool,
     /// What the connections have seen of Redis: its instances, its policy.
     pub(super) watch: Watch,
+    /// `host:port` or the socket path: never the credentials.
+    pub(crate) server: String,
+    /// Whether the URL asks for TLS.
+    pub(crate) tls: bool,
 }
 
 impl Connector {
@@ -43,6 +48,14 @@ impl Connector {
         let conn = self.open().await.map_err(ConnectError::into_replay)?;
         *lock(slot) = Some(conn.clone());
         Ok(conn)
+    }
+
+    /// Opens a connection into the slot at start-up: the errors a builder's
+    /// `connect` reports.
+    pub(crate) async fn connect(&self, slot: &Mutex<Option<Conn>>) -> Result<(), RedisConfigError> {
+        let conn = self.open().await.map_err(ConnectError::into_config)?;
+        *lock(slot) = Some(conn);
+        Ok(())
     }
 
     /// Opens a connection, finds out whether the node is in a cluster, and
@@ -114,7 +127,7 @@ impl Connector {
     /// any failure, so that the next call reconnects. That cannot accept a
     /// token twice: `SET NX` answers `OK` once per key, whichever connection
     /// carries it.
-    pub(super) async fn run<T, F, Fut>(
+    pub(crate) async fn run<T, F, Fut>(
         &self,
         slot: &Mutex<Option<Conn>>,
         command: F,
@@ -153,7 +166,7 @@ impl Connector {
     }
 
     /// [`run`](Self::run) for one command.
-    pub(super) async fn send(
+    pub(crate) async fn send(
         &self,
         slot: &Mutex<Option<Conn>>,
         command: &Cmd,
@@ -163,7 +176,7 @@ impl Connector {
     }
 
     /// `PING`, then a look at Redis as the watcher takes one.
-    pub(super) async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
+    pub(crate) async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
         let ping = redis::cmd("PING");
         self.send(slot, &ping).await?;
         self.look(slot).await
@@ -172,18 +185,31 @@ impl Connector {
 
 /// One node's multiplexed connection, or a cluster's.
 #[derive(Clone)]
-pub(super) enum Conn {
+pub(crate) enum Conn {
     Single(MultiplexedConnection),
     Cluster(ClusterConnection),
 }
 
 impl Conn {
-    pub(super) async fn send(&mut self, command: &Cmd) -> Result<Value, RedisError> {
+    /// `command`'s reply, a Redis error reply as an error.
+    pub(crate) async fn send(&mut self, command: &Cmd) -> Result<Value, RedisError> {
         match self {
             Self::Single(conn) => conn.req_packed_command(command).await,
             Self::Cluster(conn) => conn.req_packed_command(command).await,
         }
         .and_then(Value::extract_error)
+    }
+
+    /// Each of `pipeline`'s replies, on one node (a cluster's: the one of
+    /// the pipeline's first key), error replies as they came.
+    pub(crate) async fn send_all(
+        &mut self,
+        pipeline: &redis::Pipeline,
+    ) -> Result<Vec<Value>, RedisError> {
+        match self {
+            Self::Single(conn) => conn.req_packed_commands(pipeline, 0, pipeline.len()).await,
+            Self::Cluster(conn) => conn.req_packed_commands(pipeline, 0, pipeline.len()).await,
+        }
     }
 
     /// `command` on the node, or on every master of a cluster: each one's

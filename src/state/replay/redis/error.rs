@@ -31,14 +31,17 @@ pub enum RedisConfigError {
     PolicyUnreadable,
     /// Redis could not be reached, or answered in error, at start-up.
     Unavailable(ReplayError),
+    /// The key prefix holds `{` or `}`: a Redis Cluster hash tag there would
+    /// move keys that must share a slot apart (the task store's).
+    InvalidKeyPrefix,
 }
 
 impl fmt::Display for RedisConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::InvalidUrl => f.write_str(
-                "the redis url is not valid; give RedisReplayGuard::builder \
-                 redis://host:port/, rediss://host:port/ (tls) or redis+unix:///path",
+                "the redis url is not valid; give redis://host:port/, rediss://host:port/ \
+                 (tls) or redis+unix:///path",
             ),
             Self::InsecureTls => f.write_str(
                 "the redis url turns off tls certificate verification (#insecure); remove \
@@ -62,14 +65,19 @@ impl fmt::Display for RedisConfigError {
             ),
             Self::Evicts(policy) => write!(
                 f,
-                "redis maxmemory-policy is {policy}: redis may evict replay keys, and a used \
-                 requestState would open again; set maxmemory-policy noeviction \
-                 (CONFIG SET maxmemory-policy noeviction, and in redis.conf)"
+                "redis maxmemory-policy is {policy}: redis may evict mrtr-guard's keys (a used \
+                 requestState would open again, a task would vanish); set maxmemory-policy \
+                 noeviction (CONFIG SET maxmemory-policy noeviction, and in redis.conf)"
             ),
             Self::PolicyUnreadable => f.write_str(
-                "redis refused CONFIG GET maxmemory-policy, so the guard cannot check that redis \
-                 never evicts; set the service's eviction policy to noeviction, then build the \
-                 guard with allow_replay_if_redis_evicts()",
+                "redis refused CONFIG GET maxmemory-policy, so mrtr-guard cannot check that \
+                 redis never evicts; set the service's eviction policy to noeviction, then build \
+                 with allow_replay_if_redis_evicts() (the replay guard) or \
+                 allow_task_loss_if_redis_evicts() (the task store)",
+            ),
+            Self::InvalidKeyPrefix => f.write_str(
+                "the redis key prefix holds { or }, which redis cluster reads as a hash tag; \
+                 give key_prefix a prefix without braces",
             ),
             Self::Unavailable(error) => write!(
                 f,

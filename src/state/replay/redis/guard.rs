@@ -175,9 +175,6 @@ pub struct RedisReplayGuard {
 pub(super) struct Inner {
     /// The client and how it connects.
     pub(super) connector: Connector,
-    /// `host:port` or the socket path: never the credentials.
-    pub(super) server: String,
-    pub(super) tls: bool,
     pub(super) prefix: String,
     pub(super) share: Option<usize>,
     pub(super) wait: Option<(u32, Duration)>,
@@ -411,8 +408,8 @@ impl fmt::Debug for RedisReplayGuard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inner = &self.inner;
         f.debug_struct("RedisReplayGuard")
-            .field("server", &inner.server)
-            .field("tls", &inner.tls)
+            .field("server", &inner.connector.server)
+            .field("tls", &inner.connector.tls)
             .field("prefix", &inner.prefix)
             .field("connect_timeout", &inner.connector.connect_timeout)
             .field("command_timeout", &inner.connector.command_timeout)
@@ -424,10 +421,10 @@ impl fmt::Debug for RedisReplayGuard {
     }
 }
 
-/// Milliseconds from `now` until `retain_until`, rounded up so that the
+/// Milliseconds from `now` until `retain_until` (for `PX`), rounded up so that the
 /// entry never disappears early, and at least 1: `PX 0` is an error in Redis
 /// (`consume` only sees tokens that have not expired).
-fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
+pub(crate) fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
     let nanos = retain_until
         .unix_timestamp_nanos()
         .saturating_sub(now.unix_timestamp_nanos());

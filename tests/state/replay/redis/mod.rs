@@ -14,7 +14,7 @@ mod replicas;
 mod scripted;
 mod shares;
 mod single_use;
-mod support;
+pub(crate) mod support;
 mod timeouts;
 #[cfg(feature = "redis-tls")]
 mod tls;

@@ -16,7 +16,9 @@ use std::time::Duration;
 use mrtr_guard::state::ReplayError;
 use mrtr_guard::{RedisReplayGuard, ReplayGuard, StateError};
 
-use crate::replay::redis::support::{binding, instance, own_redis, token, unique_prefix};
+use crate::replay::redis::support::{
+    binding, instance, own_redis, own_replica, token, unique_prefix,
+};
 
 /// `WAIT`: with no replica, a guard that wants one refuses (fails closed);
 /// with a replica attached, it accepts, and the replica holds the key.
@@ -43,22 +45,9 @@ fn wait_for_replicas_accepts_only_what_a_replica_holds() {
         ))
     );
 
-    let port = primary.port.to_string();
-    let Some(replica) = own_redis(&["--replicaof", "127.0.0.1", &port]) else {
+    let Some(replica) = own_replica(&primary) else {
         return;
     };
-    let online = (0..200).any(|_| {
-        let info: String = redis::cmd("INFO")
-            .arg("replication")
-            .query(&mut replica.admin())
-            .unwrap();
-        let synced = info.contains("master_link_status:up");
-        if !synced {
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        synced
-    });
-    assert!(online, "the replica did not sync within 10 s");
     let guard = Arc::new(wanting(1));
     let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
     let token = token();

@@ -1,5 +1,5 @@
-//! What the Redis guard's tests share: the servers they run against, and
-//! fixtures.
+//! What the Redis guard's tests share (and the task store's, in
+//! `task_store/`): the servers they run against, and fixtures.
 //!
 //! The server's URL comes from `MRTR_GUARD_REDIS_URL`; a second server, TLS
 //! only, from `MRTR_GUARD_REDIS_TLS_URL`, with the path of the CA that signed
@@ -33,22 +33,22 @@ use mrtr_guard::{
 };
 use time::OffsetDateTime;
 
-pub(super) const URL_VAR: &str = "MRTR_GUARD_REDIS_URL";
+pub(crate) const URL_VAR: &str = "MRTR_GUARD_REDIS_URL";
 #[cfg(feature = "redis-tls")]
-pub(super) const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
+pub(crate) const TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_TLS_URL";
 #[cfg(feature = "redis-tls")]
-pub(super) const TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_TLS_CA";
+pub(crate) const TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_TLS_CA";
 /// One node of a Redis Cluster of three masters (`scripts/redis-up --cluster`).
-pub(super) const CLUSTER_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_URL";
+pub(crate) const CLUSTER_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_URL";
 /// The same over TLS only (`--cluster --tls`), and the CA of its certificates.
 #[cfg(feature = "redis-tls")]
-pub(super) const CLUSTER_TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_URL";
+pub(crate) const CLUSTER_TLS_URL_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_URL";
 #[cfg(feature = "redis-tls")]
-pub(super) const CLUSTER_TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_CA";
+pub(crate) const CLUSTER_TLS_CA_VAR: &str = "MRTR_GUARD_REDIS_CLUSTER_TLS_CA";
 
 /// The variable's value, or `None` (after a notice) when it is not set
 /// outside CI.
-pub(super) fn setting(var: &str) -> Option<String> {
+pub(crate) fn setting(var: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(value) if !value.is_empty() => Some(value),
         _ if std::env::var_os("CI").is_some() => panic!(
@@ -62,7 +62,7 @@ pub(super) fn setting(var: &str) -> Option<String> {
             NOTICE.call_once(|| {
                 let _ = writeln!(
                     std::io::stderr(),
-                    "notice: {var} is not set; skipping Redis replay-guard tests \
+                    "notice: {var} is not set; skipping Redis tests \
                      (start servers with `scripts/redis-up [--tls] DIR`, as .ci/run does)"
                 );
             });
@@ -72,14 +72,14 @@ pub(super) fn setting(var: &str) -> Option<String> {
 }
 
 /// The plain test server's URL.
-pub(super) fn redis_url() -> Option<String> {
+pub(crate) fn redis_url() -> Option<String> {
     setting(URL_VAR)
 }
 
 /// The TLS test server's URL and the PEM of the CA that signed its
 /// certificate.
 #[cfg(feature = "redis-tls")]
-pub(super) fn redis_tls() -> Option<(String, Vec<u8>)> {
+pub(crate) fn redis_tls() -> Option<(String, Vec<u8>)> {
     let url = setting(TLS_URL_VAR)?;
     let ca = std::fs::read(setting(TLS_CA_VAR)?).unwrap();
     Some((url, ca))
@@ -155,19 +155,19 @@ pub(super) fn token() -> String {
 
 /// A `redis-server` this test starts (loopback, no persistence) with its
 /// own settings, stopped when dropped.
-pub(super) struct OwnRedis {
+pub(crate) struct OwnRedis {
     pub(super) child: std::process::Child,
-    pub(super) port: u16,
+    pub(crate) port: u16,
     /// Its working directory (a replica writes the data it receives there).
     pub(super) dir: std::path::PathBuf,
 }
 
 impl OwnRedis {
-    pub(super) fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("redis://127.0.0.1:{}/", self.port)
     }
 
-    pub(super) fn admin(&self) -> redis::Connection {
+    pub(crate) fn admin(&self) -> redis::Connection {
         redis::Client::open(self.url())
             .unwrap()
             .get_connection()
@@ -186,7 +186,7 @@ impl Drop for OwnRedis {
 /// Starts `redis-server` with `settings`; `None` (after a notice) when it
 /// is not installed outside CI. Under CI it must be: `.ci/run` installs it
 /// (scripts/redis-up).
-pub(super) fn own_redis(settings: &[&str]) -> Option<OwnRedis> {
+pub(crate) fn own_redis(settings: &[&str]) -> Option<OwnRedis> {
     let port = {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         listener.local_addr().unwrap().port()
@@ -227,7 +227,27 @@ pub(super) fn own_redis(settings: &[&str]) -> Option<OwnRedis> {
     panic!("redis-server on port {port} did not answer PING");
 }
 
-pub(super) fn runtime() -> tokio::runtime::Runtime {
+/// A `redis-server` of its own replicating `primary`, once its link to it
+/// is up; `None` as [`own_redis`].
+pub(crate) fn own_replica(primary: &OwnRedis) -> Option<OwnRedis> {
+    let port = primary.port.to_string();
+    let replica = own_redis(&["--replicaof", "127.0.0.1", &port])?;
+    let online = (0..200).any(|_| {
+        let info: String = redis::cmd("INFO")
+            .arg("replication")
+            .query(&mut replica.admin())
+            .unwrap();
+        let synced = info.contains("master_link_status:up");
+        if !synced {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        synced
+    });
+    assert!(online, "the replica did not sync within 10 s");
+    Some(replica)
+}
+
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -236,7 +256,7 @@ pub(super) fn runtime() -> tokio::runtime::Runtime {
 }
 
 /// The cluster tests one at a time: one of them reconfigures a master.
-pub(super) fn cluster_alone() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn cluster_alone() -> std::sync::MutexGuard<'static, ()> {
     static ALONE: std::sync::Mutex<()> = std::sync::Mutex::new(());
     ALONE
         .lock()

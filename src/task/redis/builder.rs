@@ -1,0 +1,229 @@
+//! Settings for a Redis task store, checked before it connects.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use crate::state::{Endpoint, RedisConfigError};
+use crate::task::redis::store::{Inner, RedisTaskStore};
+
+impl RedisTaskStore {
+    /// Starts building a store on the Redis at `url`
+    /// (`redis://[:password@]host:port/[db]`, the same with `rediss://` for
+    /// TLS (feature `redis-tls`), or `redis+unix:///path`; for a cluster, any
+    /// one of its nodes).
+    pub fn builder(url: impl Into<String>) -> RedisTaskStoreBuilder {
+        RedisTaskStoreBuilder {
+            endpoint: Endpoint::new(
+                url.into(),
+                Self::DEFAULT_CONNECT_TIMEOUT,
+                Self::DEFAULT_COMMAND_TIMEOUT,
+            ),
+            prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
+            wait: None,
+        }
+    }
+}
+
+/// Feature `redis`: settings for a [`RedisTaskStore`]; see
+/// [`RedisTaskStore::builder`].
+#[must_use]
+pub struct RedisTaskStoreBuilder {
+    endpoint: Endpoint,
+    prefix: String,
+    wait: Option<(u32, Duration)>,
+}
+
+impl RedisTaskStoreBuilder {
+    /// Sets the prefix of every key the store writes (default `mrtr-guard`;
+    /// no `{` or `}`). Give each server sharing one Redis its own; every
+    /// instance of one server the same.
+    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Sets the time allowed to open a connection, handshake and checks
+    /// included (default 500 ms).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.endpoint.connect_timeout = timeout;
+        self
+    }
+
+    /// Sets the time allowed to send one command and read its answer
+    /// (default 500 ms).
+    pub fn command_timeout(mut self, timeout: Duration) -> Self {
+        self.endpoint.command_timeout = timeout;
+        self
+    }
+
+    /// Trusts only the CA certificates in `pem` (one or more PEM
+    /// `CERTIFICATE` blocks) for a `rediss://` URL, instead of the Mozilla
+    /// roots. Needs feature `redis-tls`: without it, [`build`](Self::build)
+    /// refuses a CA with [`RedisConfigError::TlsNotEnabled`].
+    pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.endpoint.ca_pem = Some(pem.into());
+        self
+    }
+
+    /// Resolves a create, a replacement or a remembered answer only once
+    /// `replicas` replicas acknowledged it (`WAIT replicas timeout` after
+    /// the write, in the same round trip), so that a failover to one of
+    /// them cannot lose it; fewer in `timeout` fail the call (the write
+    /// stays on the primary). Keep `timeout` below the command timeout.
+    pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Self {
+        self.wait = Some((replicas, timeout));
+        self
+    }
+
+    /// Skips the eviction-policy check (`CONFIG GET maxmemory-policy`),
+    /// for a managed service that forbids `CONFIG`: set its eviction policy
+    /// to `noeviction` in the service's own settings first. If Redis does
+    /// evict, tasks vanish before their TTL: that is what this gives up.
+    pub fn allow_task_loss_if_redis_evicts(mut self) -> Self {
+        self.endpoint.check_policy = false;
+        self
+    }
+
+    /// Checks the settings and builds the store, without connecting: the
+    /// first call connects, and checks Redis as [`connect`](Self::connect)
+    /// does (a failed check fails that call). Prefer `connect` at start-up.
+    ///
+    /// For a `rediss://` URL, if the process has no default rustls crypto
+    /// provider yet, this installs rustls' `ring` provider as the default.
+    ///
+    /// # Errors
+    ///
+    /// [`RedisConfigError::InvalidKeyPrefix`] for a prefix with `{` or `}`;
+    /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
+    /// [`RedisConfigError::TlsNotEnabled`] for a `rediss://` URL or a CA
+    /// without feature `redis-tls`; [`RedisConfigError::InsecureTls`] for
+    /// `rediss://...#insecure`; [`RedisConfigError::CaWithoutTls`] for a CA
+    /// with a URL without TLS; [`RedisConfigError::InvalidCaCertificate`]
+    /// for a CA that holds no certificate or does not parse;
+    /// [`RedisConfigError::ZeroTimeout`] for a zero timeout (the `WAIT`
+    /// timeout included).
+    pub fn build(self) -> Result<RedisTaskStore, RedisConfigError> {
+        if self.prefix.contains(['{', '}']) {
+            return Err(RedisConfigError::InvalidKeyPrefix);
+        }
+        if self.wait.is_some_and(|(_, timeout)| timeout.is_zero()) {
+            return Err(RedisConfigError::ZeroTimeout);
+        }
+        let connector = self.endpoint.connector()?;
+        Ok(RedisTaskStore {
+            inner: Arc::new(Inner {
+                connector,
+                conn: Mutex::new(None),
+                prefix: self.prefix,
+                wait: self.wait,
+            }),
+        })
+    }
+
+    /// [`build`](Self::build), then connects on the current tokio runtime
+    /// and checks Redis: it answers, and its `maxmemory-policy` is
+    /// `noeviction` (on every master of a cluster) unless
+    /// [`allow_task_loss_if_redis_evicts`](Self::allow_task_loss_if_redis_evicts).
+    /// What a server calls at start-up, so that a Redis the store cannot
+    /// rely on stops it there, with a message saying what to set.
+    ///
+    /// # Errors
+    ///
+    /// As [`build`](Self::build); [`RedisConfigError::Evicts`] for a Redis
+    /// that may evict; [`RedisConfigError::PolicyUnreadable`] when `CONFIG
+    /// GET` is refused; [`RedisConfigError::Unavailable`] when Redis cannot
+    /// be reached in time.
+    pub async fn connect(self) -> Result<RedisTaskStore, RedisConfigError> {
+        let store = self.build()?;
+        let inner = &store.inner;
+        inner.connector.connect(&inner.conn).await?;
+        Ok(store)
+    }
+}
+
+impl fmt::Debug for RedisTaskStoreBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // The URL may hold a password: never printed.
+        f.debug_struct("RedisTaskStoreBuilder")
+            .field("custom_ca", &self.endpoint.ca_pem.is_some())
+            .field("prefix", &self.prefix)
+            .field("connect_timeout", &self.endpoint.connect_timeout)
+            .field("command_timeout", &self.endpoint.command_timeout)
+            .field("wait_for_replicas", &self.wait)
+            .field("checks_eviction_policy", &self.endpoint.check_policy)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, reason = "test code: a panic is a failing test")]
+mod tests {
+    use super::*;
+    use crate::state::PrincipalKey;
+    use crate::task::id::TaskId;
+
+    #[test]
+    fn keys_live_under_the_prefix_and_the_caps_share_a_hash_tag() {
+        let store = RedisTaskStore::builder("redis://127.0.0.1:1/")
+            .key_prefix("shop")
+            .build()
+            .unwrap();
+        let id = TaskId::parse(&"ab".repeat(16)).unwrap();
+        assert_eq!(
+            store.task_key(&id),
+            format!("shop:task:{}", "ab".repeat(16))
+        );
+        assert_eq!(
+            store.answer_key(&[0x0f; 32]),
+            format!("shop:answer:{}", "0f".repeat(32))
+        );
+        let owner = PrincipalKey::from_bytes([1; 16]);
+        assert_eq!(store.count_key(), "shop:tasks:{shop}:all");
+        assert_eq!(
+            store.owner_count_key(owner),
+            format!("shop:tasks:{{shop}}:owner:{}", "01".repeat(16))
+        );
+        assert_eq!(store.key_prefix(), "shop");
+        let default = RedisTaskStore::builder("redis://127.0.0.1:1/")
+            .build()
+            .unwrap();
+        assert_eq!(default.key_prefix(), "mrtr-guard");
+    }
+
+    #[test]
+    fn settings_are_checked_before_connecting() {
+        for prefix in ["a{b", "a}b", "{}"] {
+            assert_eq!(
+                RedisTaskStore::builder("redis://127.0.0.1:1/")
+                    .key_prefix(prefix)
+                    .build()
+                    .err(),
+                Some(RedisConfigError::InvalidKeyPrefix),
+                "{prefix}"
+            );
+        }
+        for builder in [
+            RedisTaskStore::builder("redis://127.0.0.1:1/").command_timeout(Duration::ZERO),
+            RedisTaskStore::builder("redis://127.0.0.1:1/").connect_timeout(Duration::ZERO),
+            RedisTaskStore::builder("redis://127.0.0.1:1/").wait_for_replicas(1, Duration::ZERO),
+        ] {
+            assert_eq!(builder.build().err(), Some(RedisConfigError::ZeroTimeout));
+        }
+        assert_eq!(
+            RedisTaskStore::builder("http://127.0.0.1/").build().err(),
+            Some(RedisConfigError::InvalidUrl)
+        );
+    }
+
+    #[test]
+    fn debug_shows_the_server_but_no_credentials() {
+        let url = "redis://:hunter2-secret@127.0.0.1:6399/3";
+        let store = RedisTaskStore::builder(url).build().unwrap();
+        let builder = RedisTaskStore::builder(url);
+        for text in [format!("{store:?}"), format!("{builder:?}")] {
+            assert!(!text.contains("hunter2"), "{text}");
+        }
+        assert!(format!("{store:?}").contains("127.0.0.1:6399"));
+    }
+}

@@ -1,0 +1,354 @@
+//! [`RedisTaskStore`]: the task store every instance of a server shares.
+
+use std::fmt;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use redis::{Cmd, Value};
+use time::OffsetDateTime;
+
+use crate::state::{Conn, Connector, PrincipalKey, time_to_live_ms};
+use crate::task::error::TaskStoreError;
+use crate::task::id::TaskId;
+use crate::task::record::millis;
+use crate::task::redis::script;
+use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
+
+/// Feature `redis`: a [`TaskStore`] on Redis (one node, TLS, or Redis
+/// Cluster), for a server that runs as several instances: give each the
+/// same store (same Redis, same key prefix) and a task created on one is
+/// found, answered and completed on any. Build it at start-up with
+/// [`connect`](crate::task::RedisTaskStoreBuilder::connect).
+///
+/// # Keys
+///
+/// Every key starts with the prefix (default `mrtr-guard`; give each server
+/// sharing one Redis its own):
+///
+/// - [`task_key`](Self::task_key), `{prefix}:task:{id}`: a hash, `v` the
+///   version (1 at creation, one more at each replacement) and `r` the
+///   sealed record, with a `PX` expiry at the task's `expires_at`.
+/// - [`answer_key`](Self::answer_key), `{prefix}:answer:{key in hex}`: a
+///   remembered answer (sealed), a string with a `PX` expiry.
+/// - [`count_key`](Self::count_key) and
+///   [`owner_count_key`](Self::owner_count_key), `{prefix}:tasks:{{prefix}}:all`
+///   and `{prefix}:tasks:{{prefix}}:owner:{principal key in hex}`: the caps'
+///   sorted sets, task ids scored by their expiry (Unix ms), each expiring
+///   with its longest entry. The braces are a Cluster hash tag: every set
+///   of one prefix is in one slot, so one script checks and counts both
+///   caps atomically (a prefix with braces is refused).
+///
+/// Records and answers reach the store sealed with the server's key and
+/// bound to their id: a Redis reader learns no answer or result, and a
+/// record copied under another id does not open.
+///
+/// # What each call does
+///
+/// - [`create`](TaskStore::create): the caps script (drops the expired
+///   entries, `ZCARD`, refuses at a cap, else `ZADD` to both sets; both
+///   caps are checked and counted in one script, so they are never
+///   overshot, however many instances create at once), then a
+///   script that writes the task's hash unless the id exists, with its
+///   `PX`. The task is written, on the node that holds its key, before
+///   `create` resolves; a create that fails after its caps check gives its
+///   place back (`ZREM`, best effort: a place not given back is counted
+///   until the task's expiry, never more).
+/// - [`load`](TaskStore::load): `HMGET key v r`, one command on the node
+///   that holds the key, so a replacement that resolved is what the next
+///   load reads, on any instance.
+/// - [`replace`](TaskStore::replace): a script that compares the version and
+///   writes the next one, the record and the new `PX` only when it is the
+///   version read; atomic on the one key, so of concurrent replacements over
+///   one version exactly one wins.
+/// - [`remember`](TaskStore::remember) / [`recall`](TaskStore::recall):
+///   `SET key answer PX ms`, `GET key`.
+///
+/// Each `PX` is relative (from this instance's clock at the call), so
+/// Redis' clock plays no part. The caps' scores are absolute, from the
+/// creating instance's clock: instances whose clocks differ by `d` count a
+/// task up to `d` longer or shorter. A replacement that moves a task's
+/// expiry does not move its place in the caps (counted until the expiry it
+/// was created with).
+///
+/// # Durability, replicas, losses
+///
+/// A task is on the primary that holds its key when `create` resolves. An
+/// asynchronous replica promoted on failover lacks what it had not received:
+/// with [`wait_for_replicas`](crate::task::RedisTaskStoreBuilder::wait_for_replicas)
+/// each create, replacement and remembered answer is followed by `WAIT` (in
+/// the same round trip, on the same node), and the call fails with
+/// [`TaskStoreError::Unavailable`] unless that many replicas acknowledged
+/// it. Use it on a deployment with replicas; without replicas it can only
+/// fail. A Redis restarted without persistence has forgotten its tasks: a
+/// task it lost is unknown from then on (its `tasks/get` answers that the
+/// task does not exist).
+///
+/// Redis must not evict: the store relies on keys living until their
+/// expiry. Each new connection, and each
+/// [`health_check`](Self::health_check), reads `CONFIG GET maxmemory-policy`
+/// (on every master of a cluster) and refuses anything but `noeviction`
+/// ([`RedisConfigError::Evicts`](crate::state::RedisConfigError::Evicts));
+/// [`allow_task_loss_if_redis_evicts`](crate::task::RedisTaskStoreBuilder::allow_task_loss_if_redis_evicts)
+/// skips the check, for a managed service that forbids `CONFIG`. A full
+/// `noeviction` Redis answers `OOM`: the call fails, nothing is assumed
+/// written. Remembered answers have no byte cap of their own here: Redis'
+/// `maxmemory` is theirs.
+///
+/// # Failing closed
+///
+/// Every Redis failure (no answer within the command timeout, an error
+/// reply, a reply of the wrong shape) is [`TaskStoreError::Unavailable`],
+/// told without the URL or its credentials; the connection is then
+/// replaced. A call that finds its connection closed is sent once more on
+/// a new one: a create sent twice is done once (both scripts admit their
+/// own earlier write). A call that timed out may still have been applied:
+/// a create so timed out leaves an orphan task (its id never given out)
+/// counted until its expiry; a replacement so timed out, or sent again
+/// after the first reached Redis, has moved the version on, so it reports
+/// `false` and the writer reads again (and finds its own write).
+///
+/// # Redis Cluster
+///
+/// A URL naming one node of a cluster is detected (`INFO cluster`) and
+/// served by the `redis` crate's async cluster client. Each command and
+/// script names keys of one slot: a task's hash, one answer, or the caps'
+/// two sets. Tasks and answers spread over the cluster; the caps' sets of
+/// one prefix share one slot, so every create's caps check goes to one
+/// node.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use std::time::Duration;
+/// use mrtr_guard::task::{RedisTaskStore, TaskStore};
+///
+/// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
+/// let store: Arc<dyn TaskStore> = Arc::new(
+///     RedisTaskStore::builder("rediss://:password@redis.example.com:6380/")
+///         .ca_certificate_pem(std::fs::read("/etc/redis/ca.pem")?)
+///         .key_prefix("shop")
+///         .wait_for_replicas(1, Duration::from_millis(200))
+///         .connect()
+///         .await?, // refuses a Redis that may evict
+/// );
+/// # let _ = store;
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RedisTaskStore {
+    pub(super) inner: Arc<Inner>,
+}
+
+/// What the clones of one store share.
+pub(super) struct Inner {
+    pub(super) connector: Connector,
+    /// The connection every call shares (multiplexed), once made.
+    pub(super) conn: Mutex<Option<Conn>>,
+    pub(super) prefix: String,
+    pub(super) wait: Option<(u32, Duration)>,
+}
+
+impl RedisTaskStore {
+    /// The key prefix used unless
+    /// [`key_prefix`](crate::task::RedisTaskStoreBuilder::key_prefix) sets
+    /// another.
+    pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard";
+    /// The default time allowed to open a connection (TCP, handshake and
+    /// checks): 500 ms.
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+    /// The default time allowed for one command's request and answer: 500 ms.
+    pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+
+    /// The key of task `id`'s hash: `{prefix}:task:{id}`.
+    #[must_use]
+    pub fn task_key(&self, id: &TaskId) -> String {
+        format!("{}:task:{id}", self.inner.prefix)
+    }
+
+    /// The key of the answer remembered under `key`:
+    /// `{prefix}:answer:{key in lowercase hex}`.
+    #[must_use]
+    pub fn answer_key(&self, key: &[u8; 32]) -> String {
+        let hex: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
+        format!("{}:answer:{hex}", self.inner.prefix)
+    }
+
+    /// The sorted set that counts every task, for the total cap:
+    /// `{prefix}:tasks:{{prefix}}:all`.
+    #[must_use]
+    pub fn count_key(&self) -> String {
+        let prefix = &self.inner.prefix;
+        format!("{prefix}:tasks:{{{prefix}}}:all")
+    }
+
+    /// The sorted set that counts `owner`'s tasks, for the per-principal
+    /// cap: `{prefix}:tasks:{{prefix}}:owner:{principal key in hex}`.
+    #[must_use]
+    pub fn owner_count_key(&self, owner: PrincipalKey) -> String {
+        let prefix = &self.inner.prefix;
+        format!("{prefix}:tasks:{{{prefix}}}:owner:{owner}")
+    }
+
+    /// The key prefix.
+    #[must_use]
+    pub fn key_prefix(&self) -> &str {
+        &self.inner.prefix
+    }
+
+    /// Checks that Redis answers and does not evict (`PING`, then
+    /// `CONFIG GET maxmemory-policy` unless the builder opted out), with the
+    /// store's timeouts: for a readiness or health probe.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::Unavailable`] when it does not, naming why.
+    pub async fn health_check(&self) -> Result<(), TaskStoreError> {
+        let inner = &self.inner;
+        inner
+            .connector
+            .health_check(&inner.conn)
+            .await
+            .map_err(script::failed)
+    }
+
+    /// `command`'s reply.
+    async fn send(&self, command: &Cmd) -> Result<Value, TaskStoreError> {
+        let inner = &self.inner;
+        inner
+            .connector
+            .send(&inner.conn, command)
+            .await
+            .map_err(script::failed)
+    }
+
+    /// `command`'s reply, and with `wait_for_replicas` the `WAIT` after it
+    /// (same round trip, same node) checked.
+    async fn write(&self, command: &Cmd) -> Result<Value, TaskStoreError> {
+        let Some((replicas, timeout)) = self.inner.wait else {
+            return self.send(command).await;
+        };
+        let mut pipeline = redis::pipe();
+        pipeline
+            .add_command(command.clone())
+            .cmd("WAIT")
+            .arg(replicas)
+            .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+        let inner = &self.inner;
+        let replies = inner
+            .connector
+            .run(&inner.conn, |mut conn| {
+                let pipeline = &pipeline;
+                async move {
+                    let replies = conn.send_all(pipeline).await?;
+                    replies
+                        .into_iter()
+                        .map(Value::extract_error)
+                        .collect::<Result<Vec<_>, _>>()
+                }
+            })
+            .await
+            .map_err(script::failed)?;
+        match <[Value; 2]>::try_from(replies) {
+            Ok([reply, acked]) => {
+                script::acked(&acked, replicas)?;
+                Ok(reply)
+            }
+            Err(_) => Err(script::unexpected("a write and WAIT")),
+        }
+    }
+
+    async fn create_task(&self, task: NewTask<'_>) -> Result<(), TaskStoreError> {
+        let now = OffsetDateTime::now_utc();
+        let ttl_ms = time_to_live_ms(task.expires_at, now);
+        let member = task.id.to_string();
+        let (all, owned) = (self.count_key(), self.owner_count_key(task.owner));
+        let caps = script::caps(
+            &all,
+            &owned,
+            &member,
+            task.limits,
+            (millis(now), millis(task.expires_at), ttl_ms),
+        );
+        let counted = script::admitted(&self.send(&caps).await?)?;
+        let key = self.task_key(task.id);
+        let written = match self.write(&script::create(&key, task.record, ttl_ms)).await {
+            Ok(reply) => script::wrote(&reply, "the task's creation"),
+            Err(error) => Err(error),
+        };
+        let failure = match written {
+            Ok(true) => return Ok(()),
+            Ok(false) => TaskStoreError::Unavailable("a task with this id exists".into()),
+            Err(error) => error,
+        };
+        // Best effort: a place not given back is counted until the expiry.
+        // A place an earlier call counted is that call's to give back.
+        if counted {
+            for set in [&all, &owned] {
+                let _ = self.send(&script::uncount(set, &member)).await;
+            }
+        }
+        Err(failure)
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create<'a>(&'a self, task: NewTask<'a>) -> StoreFuture<'a, ()> {
+        Box::pin(self.create_task(task))
+    }
+
+    fn load<'a>(&'a self, id: &'a TaskId) -> StoreFuture<'a, Option<Stored>> {
+        Box::pin(async move {
+            let reply = self.send(&script::load(&self.task_key(id))).await?;
+            script::loaded(reply)
+        })
+    }
+
+    fn replace<'a>(
+        &'a self,
+        id: &'a TaskId,
+        version: u64,
+        record: &'a [u8],
+        expires_at: OffsetDateTime,
+    ) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let ttl_ms = time_to_live_ms(expires_at, OffsetDateTime::now_utc());
+            let command = script::replace(&self.task_key(id), version, record, ttl_ms);
+            script::wrote(&self.write(&command).await?, "the task's replacement")
+        })
+    }
+
+    fn remember<'a>(
+        &'a self,
+        key: &'a [u8; 32],
+        answer: &'a [u8],
+        expires_at: OffsetDateTime,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let ttl_ms = time_to_live_ms(expires_at, OffsetDateTime::now_utc());
+            let command = script::remember(&self.answer_key(key), answer, ttl_ms);
+            script::set(&self.write(&command).await?)
+        })
+    }
+
+    fn recall<'a>(&'a self, key: &'a [u8; 32]) -> StoreFuture<'a, Option<Vec<u8>>> {
+        Box::pin(
+            async move { script::got(self.send(&script::recall(&self.answer_key(key))).await?) },
+        )
+    }
+}
+
+impl fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &self.inner;
+        let connector = &inner.connector;
+        f.debug_struct("RedisTaskStore")
+            .field("server", &connector.server)
+            .field("tls", &connector.tls)
+            .field("prefix", &inner.prefix)
+            .field("connect_timeout", &connector.connect_timeout)
+            .field("command_timeout", &connector.command_timeout)
+            .field("wait_for_replicas", &inner.wait)
+            .field("checks_eviction_policy", &connector.check_policy)
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,269 @@
+//! The contract every [`TaskStore`] keeps, one rule a function, each on a
+//! fresh pair of clients of one store (for Redis: two stores, two
+//! connections, one key prefix): what one writes, the other reads.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::arithmetic_side_effects,
+    clippy::cast_possible_truncation,
+    reason = "test code: a panic is a failing test"
+)]
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mrtr_guard::state::PrincipalKey;
+use mrtr_guard::task::{NewTask, Stored, TaskId, TaskLimits, TaskStore, TaskStoreError};
+use time::OffsetDateTime;
+
+use crate::task_store::run::{Boxed, Run, join_all};
+
+/// Two clients of one store.
+pub(super) struct Subject {
+    pub(super) one: Arc<dyn TaskStore>,
+    pub(super) two: Arc<dyn TaskStore>,
+}
+
+/// Caps no rule but the caps' reaches.
+const ROOMY: TaskLimits = TaskLimits {
+    per_principal: 64,
+    total: 1024,
+};
+
+/// The expiry the expiry rules give, and how long they wait past it.
+const SHORT: Duration = Duration::from_millis(300);
+const PAST_SHORT: Duration = Duration::from_millis(450);
+
+/// Every rule, each on a subject `make` gives for its name.
+pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
+    type Rule<R> = fn(&R, &Subject);
+    let rules: [(&str, Rule<R>); 7] = [
+        ("created", a_created_task_is_found_at_once_by_both_clients),
+        ("bytes", records_and_answers_are_stored_as_given),
+        ("replace", a_replace_over_the_version_read_wins_once),
+        ("race", of_32_concurrent_replaces_over_one_version_one_wins),
+        (
+            "caps",
+            the_caps_refuse_naming_the_cap_and_spare_other_principals,
+        ),
+        (
+            "expiry",
+            a_task_is_gone_after_its_expiry_and_frees_its_place,
+        ),
+        ("answers", remembered_answers_round_trip_and_expire),
+    ];
+    for (name, rule) in rules {
+        rule(run, &make(name));
+    }
+}
+
+/// `work`'s output, run to its end.
+fn on<R: Run, F: std::future::Future>(run: &R, work: F) -> F::Output {
+    run.block_on(work)
+}
+
+fn later(by: Duration) -> OffsetDateTime {
+    OffsetDateTime::now_utc() + by
+}
+
+fn principal(n: u8) -> PrincipalKey {
+    PrincipalKey::from_bytes([n; 16])
+}
+
+fn new_id() -> TaskId {
+    TaskId::random().expect("random")
+}
+
+fn task<'a>(id: &'a TaskId, owner: u8, record: &'a [u8], limits: TaskLimits) -> NewTask<'a> {
+    NewTask {
+        id,
+        owner: principal(owner),
+        record,
+        expires_at: later(Duration::from_secs(60)),
+        limits,
+    }
+}
+
+fn load<R: Run>(run: &R, store: &Arc<dyn TaskStore>, id: &TaskId) -> Option<Stored> {
+    on(run, store.load(id)).expect("load")
+}
+
+fn replace<R: Run>(
+    run: &R,
+    store: &Arc<dyn TaskStore>,
+    id: &TaskId,
+    version: u64,
+    record: &[u8],
+) -> bool {
+    let expires_at = later(Duration::from_secs(60));
+    on(run, store.replace(id, version, record, expires_at)).expect("replace")
+}
+
+fn a_created_task_is_found_at_once_by_both_clients<R: Run>(run: &R, s: &Subject) {
+    let id = new_id();
+    on(run, s.one.create(task(&id, 1, b"sealed record", ROOMY))).expect("create");
+    let by_one = load(run, &s.one, &id).expect("the creator finds it");
+    let by_two = load(run, &s.two, &id).expect("another client finds it at once");
+    assert_eq!(by_one.record, b"sealed record");
+    assert_eq!(by_one, by_two);
+    let unknown = new_id();
+    assert_eq!(load(run, &s.one, &unknown), None);
+    assert_eq!(load(run, &s.two, &unknown), None);
+}
+
+fn records_and_answers_are_stored_as_given<R: Run>(run: &R, s: &Subject) {
+    let every_byte: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
+    let id = new_id();
+    on(run, s.one.create(task(&id, 1, &every_byte, ROOMY))).expect("create");
+    let stored = load(run, &s.two, &id).unwrap();
+    assert_eq!(stored.record, every_byte);
+    let reversed: Vec<u8> = every_byte.iter().rev().copied().collect();
+    assert!(replace(run, &s.two, &id, stored.version, &reversed));
+    assert_eq!(load(run, &s.one, &id).unwrap().record, reversed);
+    let key = [7u8; 32];
+    on(
+        run,
+        s.one
+            .remember(&key, &every_byte, later(Duration::from_secs(60))),
+    )
+    .expect("remember");
+    assert_eq!(
+        on(run, s.two.recall(&key)).expect("recall"),
+        Some(every_byte)
+    );
+}
+
+fn a_replace_over_the_version_read_wins_once<R: Run>(run: &R, s: &Subject) {
+    let id = new_id();
+    on(run, s.one.create(task(&id, 1, b"v1", ROOMY))).expect("create");
+    let read = load(run, &s.one, &id).unwrap();
+    assert!(
+        replace(run, &s.one, &id, read.version, b"v2"),
+        "the first writer wins"
+    );
+    assert!(
+        !replace(run, &s.two, &id, read.version, b"v2 too"),
+        "a second writer over the same version loses"
+    );
+    let now = load(run, &s.two, &id).unwrap();
+    assert_eq!(now.record, b"v2", "read your write, on another client");
+    assert_ne!(now.version, read.version, "the version moved on");
+    assert!(
+        replace(run, &s.two, &id, now.version, b"v3"),
+        "over the version now read"
+    );
+    assert_eq!(load(run, &s.one, &id).unwrap().record, b"v3");
+    assert!(
+        !replace(run, &s.one, &new_id(), 1, b"x"),
+        "no task, no replace"
+    );
+}
+
+fn of_32_concurrent_replaces_over_one_version_one_wins<R: Run>(run: &R, s: &Subject) {
+    let id = new_id();
+    on(run, s.one.create(task(&id, 1, b"start", ROOMY))).expect("create");
+    let version = load(run, &s.one, &id).unwrap().version;
+    let records: Vec<Vec<u8>> = (0..32)
+        .map(|n| format!("writer {n}").into_bytes())
+        .collect();
+    let expires_at = later(Duration::from_secs(60));
+    let writes: Vec<Boxed<'_, Result<bool, TaskStoreError>>> = records
+        .iter()
+        .enumerate()
+        .map(|(n, record)| {
+            let store = if n % 2 == 0 { &s.one } else { &s.two };
+            store.replace(&id, version, record, expires_at)
+        })
+        .collect();
+    let won: Vec<bool> = on(run, join_all(writes))
+        .into_iter()
+        .map(|won| won.expect("replace"))
+        .collect();
+    assert_eq!(won.iter().filter(|won| **won).count(), 1, "{won:?}");
+    let winner = won.iter().position(|won| *won).unwrap();
+    assert_eq!(load(run, &s.two, &id).unwrap().record, records[winner]);
+}
+
+fn the_caps_refuse_naming_the_cap_and_spare_other_principals<R: Run>(run: &R, s: &Subject) {
+    let limits = TaskLimits {
+        per_principal: 2,
+        total: 3,
+    };
+    let create = |store: &Arc<dyn TaskStore>, owner: u8| {
+        let id = new_id();
+        let created = on(run, store.create(task(&id, owner, b"r", limits)));
+        (id, created)
+    };
+    assert!(create(&s.one, 1).1.is_ok());
+    assert!(create(&s.two, 1).1.is_ok());
+    let (refused, error) = create(&s.one, 1);
+    assert!(
+        matches!(error, Err(TaskStoreError::PrincipalFull)),
+        "{error:?}"
+    );
+    assert_eq!(
+        load(run, &s.two, &refused),
+        None,
+        "a refused task is not kept"
+    );
+    assert!(
+        create(&s.two, 2).1.is_ok(),
+        "another principal still creates"
+    );
+    let error = create(&s.one, 3).1;
+    assert!(matches!(error, Err(TaskStoreError::Full)), "{error:?}");
+    let error = create(&s.two, 2).1;
+    assert!(matches!(error, Err(TaskStoreError::Full)), "{error:?}");
+}
+
+fn a_task_is_gone_after_its_expiry_and_frees_its_place<R: Run>(run: &R, s: &Subject) {
+    let one_only = TaskLimits {
+        per_principal: 1,
+        total: 1,
+    };
+    let id = new_id();
+    let short = NewTask {
+        expires_at: later(SHORT),
+        ..task(&id, 1, b"brief", one_only)
+    };
+    on(run, s.one.create(short)).expect("create");
+    let read = load(run, &s.two, &id).expect("there before its expiry");
+    let next = new_id();
+    let error = on(run, s.two.create(task(&next, 2, b"r", one_only)));
+    assert!(matches!(error, Err(TaskStoreError::Full)), "{error:?}");
+    std::thread::sleep(PAST_SHORT);
+    assert_eq!(load(run, &s.one, &id), None);
+    assert_eq!(load(run, &s.two, &id), None);
+    assert!(
+        !replace(run, &s.one, &id, read.version, b"late"),
+        "an expired task is not replaced"
+    );
+    on(run, s.two.create(task(&next, 1, b"r", one_only))).expect("its place is free again");
+}
+
+fn remembered_answers_round_trip_and_expire<R: Run>(run: &R, s: &Subject) {
+    let brief = [1u8; 32];
+    let lasting = [2u8; 32];
+    on(run, s.one.remember(&brief, b"answer", later(SHORT))).expect("remember");
+    on(
+        run,
+        s.one
+            .remember(&lasting, b"kept", later(Duration::from_secs(60))),
+    )
+    .expect("remember");
+    assert_eq!(
+        on(run, s.two.recall(&brief)).unwrap(),
+        Some(b"answer".to_vec())
+    );
+    assert_eq!(on(run, s.one.recall(&[3u8; 32])).unwrap(), None);
+    std::thread::sleep(PAST_SHORT);
+    assert_eq!(on(run, s.two.recall(&brief)).unwrap(), None);
+    assert_eq!(on(run, s.one.recall(&brief)).unwrap(), None);
+    assert_eq!(
+        on(run, s.two.recall(&lasting)).unwrap(),
+        Some(b"kept".to_vec())
+    );
+}

@@ -1,0 +1,329 @@
+//! The contract on [`RedisTaskStore`]: one node, TLS, Redis Cluster (the
+//! servers `replay::redis::support` names; skipped when unset outside CI);
+//! then what only Redis has: its keys, `WAIT`, the eviction check, failing
+//! closed.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::arithmetic_side_effects,
+    reason = "test code: a panic is a failing test"
+)]
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use mrtr_guard::state::{PrincipalKey, RedisConfigError};
+use mrtr_guard::task::{
+    NewTask, RedisTaskStore, RedisTaskStoreBuilder, TaskId, TaskLimits, TaskStore, TaskStoreError,
+};
+use time::OffsetDateTime;
+
+use crate::replay::redis::support::{
+    CLUSTER_URL_VAR, cluster_alone, own_redis, own_replica, redis_url, runtime, setting,
+};
+use crate::task_store::contract::{Subject, all};
+
+/// A key prefix no other test (or earlier run) uses.
+fn unique_prefix(test: &str) -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("mrtr-guard-test:{}-{nanos}:{test}", std::process::id())
+}
+
+/// Two stores (two connections) on the Redis at `url`, one prefix.
+fn pair(builder: &dyn Fn() -> RedisTaskStoreBuilder, rule: &str) -> Subject {
+    let prefix = unique_prefix(rule);
+    let store = || -> Arc<dyn TaskStore> {
+        Arc::new(builder().key_prefix(prefix.as_str()).build().unwrap())
+    };
+    Subject {
+        one: store(),
+        two: store(),
+    }
+}
+
+fn limits() -> TaskLimits {
+    TaskLimits {
+        per_principal: 8,
+        total: 8,
+    }
+}
+
+fn new_task<'a>(id: &'a TaskId, record: &'a [u8], limits: TaskLimits) -> NewTask<'a> {
+    NewTask {
+        id,
+        owner: PrincipalKey::from_bytes([9; 16]),
+        record,
+        expires_at: OffsetDateTime::now_utc() + Duration::from_secs(60),
+        limits,
+    }
+}
+
+#[test]
+fn a_redis_store_keeps_the_contract() {
+    let Some(url) = redis_url() else { return };
+    all(&runtime(), &|rule| {
+        pair(&|| RedisTaskStore::builder(url.as_str()), rule)
+    });
+}
+
+#[cfg(feature = "redis-tls")]
+#[test]
+fn a_redis_store_over_tls_keeps_the_contract() {
+    let Some((url, ca)) = crate::replay::redis::support::redis_tls() else {
+        return;
+    };
+    let builder = || RedisTaskStore::builder(url.as_str()).ca_certificate_pem(ca.clone());
+    all(&runtime(), &|rule| pair(&builder, rule));
+}
+
+#[test]
+fn a_redis_store_on_a_cluster_keeps_the_contract() {
+    let Some(url) = setting(CLUSTER_URL_VAR) else {
+        return;
+    };
+    let _alone = cluster_alone();
+    all(&runtime(), &|rule| {
+        pair(&|| RedisTaskStore::builder(url.as_str()), rule)
+    });
+    // The caps' two sets are in one slot; tasks spread.
+    let store = RedisTaskStore::builder(url.as_str()).build().unwrap();
+    let mut admin = redis::cluster::ClusterClient::new(vec![url.as_str()])
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let mut slot = |key: String| -> i64 {
+        redis::cmd("CLUSTER")
+            .arg("KEYSLOT")
+            .arg(key)
+            .query(&mut admin)
+            .unwrap()
+    };
+    let all_slot = slot(store.count_key());
+    for n in 0..8u8 {
+        let owner = PrincipalKey::from_bytes([n; 16]);
+        assert_eq!(slot(store.owner_count_key(owner)), all_slot);
+    }
+    let tasks: std::collections::BTreeSet<i64> = (0..8)
+        .map(|_| slot(store.task_key(&TaskId::random().unwrap())))
+        .collect();
+    assert!(tasks.len() > 1, "tasks spread over slots: {tasks:?}");
+}
+
+#[cfg(feature = "redis-tls")]
+#[test]
+fn a_redis_store_on_a_cluster_over_tls_keeps_the_contract() {
+    use crate::replay::redis::support::{CLUSTER_TLS_CA_VAR, CLUSTER_TLS_URL_VAR};
+    let Some(url) = setting(CLUSTER_TLS_URL_VAR) else {
+        return;
+    };
+    let ca = std::fs::read(setting(CLUSTER_TLS_CA_VAR).unwrap()).unwrap();
+    let _alone = cluster_alone();
+    let builder = || RedisTaskStore::builder(url.as_str()).ca_certificate_pem(ca.clone());
+    all(&runtime(), &|rule| pair(&builder, rule));
+}
+
+/// What Redis holds is what the docs say: the hash, its expiry, the caps'
+/// sets, the answer; and a key of the wrong type fails closed.
+#[test]
+fn the_keys_on_redis_are_the_documented_ones() {
+    let Some(url) = redis_url() else { return };
+    let runtime = runtime();
+    let store = RedisTaskStore::builder(url.as_str())
+        .key_prefix(unique_prefix("keys"))
+        .build()
+        .unwrap();
+    let mut admin = redis::Client::open(url.as_str())
+        .unwrap()
+        .get_connection()
+        .unwrap();
+    let id = TaskId::random().unwrap();
+    runtime
+        .block_on(store.create(new_task(&id, b"\x00sealed", limits())))
+        .unwrap();
+    runtime
+        .block_on(store.create(new_task(&id, b"\x00sealed", limits())))
+        .expect("the same create sent again is done once");
+    let taken = runtime.block_on(store.create(new_task(&id, b"other", limits())));
+    assert!(
+        matches!(taken, Err(TaskStoreError::Unavailable(_))),
+        "{taken:?}"
+    );
+    let (version, record): (String, Vec<u8>) = redis::cmd("HMGET")
+        .arg(store.task_key(&id))
+        .arg("v")
+        .arg("r")
+        .query(&mut admin)
+        .unwrap();
+    assert_eq!(
+        (version.as_str(), record.as_slice()),
+        ("1", &b"\x00sealed"[..])
+    );
+    let ttl: i64 = redis::cmd("PTTL")
+        .arg(store.task_key(&id))
+        .query(&mut admin)
+        .unwrap();
+    assert!((59_000..=60_000).contains(&ttl), "{ttl}");
+    let owner = PrincipalKey::from_bytes([9; 16]);
+    for set in [store.count_key(), store.owner_count_key(owner)] {
+        let members: Vec<String> = redis::cmd("ZRANGE")
+            .arg(&set)
+            .arg(0)
+            .arg(-1)
+            .query(&mut admin)
+            .unwrap();
+        assert_eq!(members, vec![id.to_string()], "{set}");
+    }
+    let key = [0xab; 32];
+    let expires_at = OffsetDateTime::now_utc() + Duration::from_secs(60);
+    runtime
+        .block_on(store.remember(&key, b"answer", expires_at))
+        .unwrap();
+    let answer: Vec<u8> = redis::cmd("GET")
+        .arg(store.answer_key(&key))
+        .query(&mut admin)
+        .unwrap();
+    assert_eq!(answer, b"answer");
+
+    let _: () = redis::cmd("SET")
+        .arg(store.task_key(&id))
+        .arg("not a hash")
+        .query(&mut admin)
+        .unwrap();
+    let error = runtime.block_on(store.load(&id)).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the task store failed: redis answered with error WRONGTYPE"
+    );
+    let lost = runtime.block_on(store.replace(&id, 1, b"x", expires_at));
+    assert!(
+        matches!(lost, Err(TaskStoreError::Unavailable(_))),
+        "{lost:?}"
+    );
+}
+
+/// `WAIT`: with no replica, a store that wants one fails the create (and
+/// gives its place back); with a replica attached, the replica holds the
+/// task when `create` resolves.
+#[test]
+fn wait_for_replicas_resolves_only_what_a_replica_holds() {
+    let Some(primary) = own_redis(&["--repl-diskless-sync-delay", "0"]) else {
+        return;
+    };
+    let runtime = runtime();
+    let prefix = unique_prefix("wait");
+    let wanting = || {
+        RedisTaskStore::builder(primary.url())
+            .key_prefix(prefix.as_str())
+            .command_timeout(Duration::from_secs(3))
+            .wait_for_replicas(1, Duration::from_millis(1500))
+            .build()
+            .unwrap()
+    };
+    let alone = wanting();
+    let id = TaskId::random().unwrap();
+    let one_place = TaskLimits {
+        per_principal: 1,
+        total: 1,
+    };
+    let refused = runtime
+        .block_on(alone.create(new_task(&id, b"r", one_place)))
+        .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        "the task store failed: fewer than 1 redis replicas acknowledged the write in time"
+    );
+    let counted: i64 = redis::cmd("ZCARD")
+        .arg(alone.count_key())
+        .query(&mut primary.admin())
+        .unwrap();
+    assert_eq!(counted, 0, "the failed create gave its place back");
+
+    let Some(replica) = own_replica(&primary) else {
+        return;
+    };
+    let store = wanting();
+    let id = TaskId::random().unwrap();
+    runtime
+        .block_on(store.create(new_task(&id, b"r", one_place)))
+        .unwrap();
+    let (version, record): (String, Vec<u8>) = redis::cmd("HMGET")
+        .arg(store.task_key(&id))
+        .arg("v")
+        .arg("r")
+        .query(&mut replica.admin())
+        .unwrap();
+    assert_eq!((version.as_str(), record.as_slice()), ("1", &b"r"[..]));
+}
+
+/// A Redis that may evict would drop tasks before their TTL: refused at
+/// start-up, unless the builder opts out.
+#[test]
+fn an_evicting_redis_is_refused_at_start_up() {
+    let Some(evicting) = own_redis(&["--maxmemory-policy", "allkeys-lru"]) else {
+        return;
+    };
+    let runtime = runtime();
+    let refused = runtime
+        .block_on(RedisTaskStore::builder(evicting.url()).connect())
+        .unwrap_err();
+    assert_eq!(refused, RedisConfigError::Evicts("allkeys-lru".to_owned()));
+    let store = runtime
+        .block_on(
+            RedisTaskStore::builder(evicting.url())
+                .allow_task_loss_if_redis_evicts()
+                .connect(),
+        )
+        .unwrap();
+    let id = TaskId::random().unwrap();
+    runtime
+        .block_on(store.create(new_task(&id, b"r", limits())))
+        .unwrap();
+    runtime.block_on(store.health_check()).unwrap();
+    let checking = RedisTaskStore::builder(evicting.url()).build().unwrap();
+    let probed = runtime.block_on(checking.health_check()).unwrap_err();
+    assert!(
+        probed
+            .to_string()
+            .contains("maxmemory-policy is allkeys-lru"),
+        "{probed}"
+    );
+}
+
+/// No Redis: every call fails, nothing is assumed.
+#[test]
+fn an_unreachable_redis_fails_every_call() {
+    let runtime = runtime();
+    let store = RedisTaskStore::builder("redis://127.0.0.1:1/")
+        .build()
+        .unwrap();
+    let id = TaskId::random().unwrap();
+    let created = runtime.block_on(store.create(new_task(&id, b"r", limits())));
+    assert!(
+        matches!(created, Err(TaskStoreError::Unavailable(_))),
+        "{created:?}"
+    );
+    assert_eq!(
+        runtime.block_on(store.load(&id)).unwrap_err().code(),
+        "unavailable"
+    );
+    let recalled = runtime.block_on(store.recall(&[0; 32]));
+    assert!(
+        matches!(recalled, Err(TaskStoreError::Unavailable(_))),
+        "{recalled:?}"
+    );
+    let probed = runtime.block_on(store.health_check());
+    assert!(
+        matches!(probed, Err(TaskStoreError::Unavailable(_))),
+        "{probed:?}"
+    );
+    let started = runtime.block_on(RedisTaskStore::builder("redis://127.0.0.1:1/").connect());
+    assert!(
+        matches!(started, Err(RedisConfigError::Unavailable(_))),
+        "{started:?}"
+    );
+}
