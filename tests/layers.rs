@@ -52,7 +52,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("wire", &["json"]),
     ("state", &["json", "wire"]),
     ("form", &["json", "wire"]),
-    ("task", &["json", "wire", "state"]),
     ("derive_support", &["json", "wire", "form"]),
     ("runtime", &["json", "wire", "state", "form"]),
     // Where tasks are kept: sealed records (state's keys) under ids.
