@@ -79,7 +79,7 @@ impl TaskInbox {
         let mut key = self
             .park(&id, &base, true, &request(form.message(), form))
             .await?;
-        let mut strikes = 0;
+        let mut strikes: u32 = 0;
         loop {
             let answer = self.take(&id, &key).await?;
             let report = match form.validate(&answer) {
@@ -92,7 +92,7 @@ impl TaskInbox {
                 Verdict::Invalid(report) => report,
                 Verdict::Missing => Report::default(),
             };
-            strikes += 1;
+            strikes = strikes.saturating_add(1);
             if strikes >= Round::MAX_INVALID {
                 return Ok(Reply::Invalid(report));
             }
@@ -174,7 +174,9 @@ impl fmt::Debug for TaskInbox {
 /// A form-mode `elicitation/create` input request saying `message`.
 fn request(message: &str, form: &Form) -> Value {
     let mut params = form.elicit_params();
-    params["message"] = json!(message);
+    if let Some(params) = params.as_object_mut() {
+        params.insert("message".to_owned(), json!(message));
+    }
     json!({"method": "elicitation/create", "params": params})
 }
 
