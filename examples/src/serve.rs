@@ -89,6 +89,38 @@ pub async fn with_replay_guard(
 }
 
 /// Without feature `redis`: `MRTR_GUARD_REDIS_URL` is refused, not ignored.
+/// The task store every instance shares, from `MRTR_GUARD_REDIS_URL` (and
+/// `MRTR_GUARD_REDIS_CA`), as the replay guard: `None` when it is not set
+/// (each instance then keeps its tasks in its own memory).
+///
+/// # Errors
+///
+/// A Redis that cannot be reached or may evict, with what to change.
+#[cfg(feature = "redis")]
+pub async fn task_store()
+-> Result<Option<std::sync::Arc<dyn mrtr_guard::task::TaskStore>>, Box<dyn std::error::Error>> {
+    let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
+        return Ok(None);
+    };
+    let mut store = mrtr_guard::task::RedisTaskStore::builder(url);
+    if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
+        store = store.ca_certificate_pem(std::fs::read(path)?);
+    }
+    let store = store.connect().await.map_err(|error| error.to_string())?;
+    Ok(Some(std::sync::Arc::new(store)))
+}
+
+/// Without feature `redis`: no shared store.
+///
+/// # Errors
+///
+/// Never; `with_replay_guard` refuses the Redis URL first.
+#[cfg(not(feature = "redis"))]
+pub async fn task_store()
+-> Result<Option<std::sync::Arc<dyn mrtr_guard::task::TaskStore>>, Box<dyn std::error::Error>> {
+    Ok(None)
+}
+
 #[cfg(not(feature = "redis"))]
 pub async fn with_replay_guard(
     codec: CodecBuilder,

@@ -11,6 +11,10 @@
 //!
 //! - `ShipOrder` asks one form (`trackingNumber`) and ships, or reports the
 //!   shipment cancelled on a decline or cancel.
+//! - `export_orders` (`{"format": "csv" | "json"}`) asks the range, then
+//!   runs as a task for a client that declares the Tasks extension and asks
+//!   inside it whether to include refunds (without the extension: a second
+//!   round, answered in the call).
 //! - `signup` asks the account (email, plan); for the team plan the team
 //!   (size 2..500, one to three roles); then a confirmation; and summarises
 //!   the account. A decline at any round ends the flow without error.
@@ -26,7 +30,8 @@
 //! - `MRTR_GUARD_AUDIENCE`: the URL clients reach them at (default
 //!   `http://127.0.0.1:PORT/mcp`), which states are bound to;
 //! - `MRTR_GUARD_REDIS_URL` (built with `--features redis`): a
-//!   Redis replay guard, so each state opens once across all of them;
+//!   Redis replay guard, so each state opens once across all of them, and a
+//!   Redis task store, so that any of them serves any task;
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
 
@@ -47,5 +52,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
     let codec = serve::build_codec(serve::with_replay_guard(codec).await?)?;
-    serve::serve(port, Signup::service(codec)?).await
+    let service = match serve::task_store().await? {
+        Some(store) => Signup::service_with(codec, |builder| builder.task_store(store))?,
+        None => Signup::service(codec)?,
+    };
+    serve::serve(port, service).await
 }

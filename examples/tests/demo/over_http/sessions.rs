@@ -27,7 +27,7 @@ use tokio::net::TcpStream;
 use super::server::on_loopback;
 
 /// The demo with `settings` on its builder, on a free loopback port.
-pub(super) async fn start(
+pub(crate) async fn start(
     settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
 ) -> SocketAddr {
     let codec = StateCodec::builder(
@@ -221,7 +221,7 @@ pub(super) async fn initialize_at(revision: &str, addr: SocketAddr, user: Option
         .await
 }
 
-pub(super) fn ship_order(id: u64) -> Value {
+pub(crate) fn ship_order(id: u64) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
            "params": {"name": "ShipOrder", "arguments": {}}})
 }

@@ -1,0 +1,154 @@
+//! `export_orders` over real HTTP through `McpServer`: a round before the
+//! task and an ask inside it (`lifecycle`); every task request bound to the
+//! principal that created it, and a final round's answer remembered
+//! (`principals`); instances sharing one store (`instances`, and with
+//! feature `redis` one Redis or a Redis Cluster: `redis`); the session
+//! revisions (`sessions`); a question parked from outside the handler
+//! (`inbox`).
+
+#![allow(unreachable_pub, reason = "helpers of the test modules below")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a panic is a failing test"
+)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mrtr_guard::rmcp::{McpServerBuilder, McpService, TaskInbox, TaskSupport};
+use mrtr_guard::task::MemoryTaskStore;
+use mrtr_guard::{Field, Form, MasterKey, MemoryReplayGuard, StateCodec};
+use mrtr_guard_examples::signup_service::Signup;
+use serde_json::{Value, json};
+
+use super::client::{meta, rpc, task_meta};
+use super::server::on_loopback;
+use super::sessions::{open_session, send};
+
+pub(super) const AUDIENCE: &str = "http://mcp.test/mcp";
+
+pub(super) fn codec() -> StateCodec {
+    StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[0x42; 32]).unwrap())
+        .replay_guard(Arc::new(MemoryReplayGuard::new(10_000)))
+        .build()
+        .unwrap()
+}
+
+pub(super) async fn start() -> SocketAddr {
+    on_loopback(Signup::service(codec()).unwrap()).await
+}
+
+pub(super) fn export(meta: &Value, retry: Option<(&Value, &str)>) -> Value {
+    let mut params =
+        json!({"name": "export_orders", "arguments": {"format": "csv"}, "_meta": meta});
+    if let Some((responses, state)) = retry {
+        params["inputResponses"] = responses.clone();
+        params["requestState"] = json!(state);
+    }
+    params
+}
+
+pub(super) fn range() -> Value {
+    json!({"range": {"action": "accept", "content": {"from": "2026-01-01", "to": "2026-01-31"}}})
+}
+
+/// Round 1 asks the range; round 2, with it, creates the task: the
+/// `CreateTaskResult`, and the state round 2 consumed (for replays).
+pub(super) async fn create(addr: SocketAddr, user: &str) -> (Value, String) {
+    let first = rpc(
+        addr,
+        user,
+        "tools/call",
+        "export_orders",
+        &export(&task_meta(), None),
+    )
+    .await;
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    assert!(result["inputRequests"]["range"].is_object(), "{first}");
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    let params = export(&task_meta(), Some((&range(), &state)));
+    let created = rpc(addr, user, "tools/call", "export_orders", &params).await;
+    (created, state)
+}
+
+pub(super) async fn get(addr: SocketAddr, user: &str, id: &str) -> Value {
+    rpc(
+        addr,
+        user,
+        "tasks/get",
+        id,
+        &json!({"taskId": id, "_meta": task_meta()}),
+    )
+    .await
+}
+
+pub(super) async fn update(addr: SocketAddr, user: &str, id: &str, responses: Value) -> Value {
+    let params = json!({"taskId": id, "inputResponses": responses, "_meta": task_meta()});
+    rpc(addr, user, "tasks/update", id, &params).await
+}
+
+/// Polls until the task leaves `working`: its `tasks/get` result.
+pub(super) async fn settled(addr: SocketAddr, user: &str, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let got = get(addr, user, id).await;
+        let status = got["result"]["status"].clone();
+        if status != "working" {
+            return got["result"].clone();
+        }
+        assert!(Instant::now() < deadline, "still working: {got}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The one key the task has outstanding.
+pub(super) fn outstanding(task: &Value) -> String {
+    assert_eq!(task["status"], "input_required", "{task}");
+    let keys: Vec<&String> = task["inputRequests"].as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 1, "{task}");
+    keys[0].clone()
+}
+
+pub(super) fn refunds(include: &Value) -> Value {
+    json!({"action": "accept", "content": {"includeRefunds": include}})
+}
+
+/// Instances over one task store and one replay guard, as several
+/// instances of a server behind one name share them.
+pub(super) struct Shared {
+    pub(super) store: Arc<MemoryTaskStore>,
+    guard: Arc<MemoryReplayGuard>,
+}
+
+impl Shared {
+    pub(super) fn new() -> Self {
+        Self {
+            store: Arc::new(MemoryTaskStore::new()),
+            guard: Arc::new(MemoryReplayGuard::new(10_000)),
+        }
+    }
+
+    pub(super) fn service(&self) -> McpService<Signup> {
+        let codec = StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[0x42; 32]).unwrap())
+            .replay_guard(self.guard.clone())
+            .build()
+            .unwrap();
+        let store = self.store.clone();
+        Signup::service_with(codec, |builder| {
+            builder.task_store(store).task_lease(Duration::from_secs(1))
+        })
+        .unwrap()
+    }
+}
+
+mod inbox;
+mod instances;
+mod lifecycle;
+mod principals;
+mod redis;
+mod sessions;

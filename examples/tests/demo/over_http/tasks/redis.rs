@@ -1,0 +1,139 @@
+//! Two instances, each with its own connections to one Redis (and to a
+//! Redis Cluster of three masters): the task store and the replay guard they
+//! share. A task created on one is polled and answered on the other; an
+//! answer for one key sent to both at once resumes it once; an instance that
+//! dies while its task works leaves it failed within the lease. Skipped
+//! outside CI when the Redis URLs are unset, as the guard's tests are.
+
+#![cfg(feature = "redis")]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    reason = "test code: a panic is a failing test"
+)]
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use mrtr_guard::RedisReplayGuard;
+use mrtr_guard::task::RedisTaskStore;
+
+use super::*;
+
+fn setting(var: &str) -> Option<String> {
+    match std::env::var(var) {
+        Ok(url) if !url.is_empty() => Some(url),
+        _ if std::env::var_os("CI").is_some() => {
+            panic!("{var} is not set: CI must start the redis-servers (scripts/redis-up)")
+        }
+        _ => {
+            eprintln!("notice: {var} is not set; skipping a two-instance task test");
+            None
+        }
+    }
+}
+
+/// One instance on `url`, under `prefix`: its own store and guard.
+async fn instance(url: &str, prefix: &str) -> SocketAddr {
+    let guard = RedisReplayGuard::builder(url)
+        .key_prefix(format!("{prefix}guard:"))
+        .connect()
+        .await
+        .unwrap();
+    let store = RedisTaskStore::builder(url)
+        .key_prefix(format!("{prefix}tasks"))
+        .connect()
+        .await
+        .unwrap();
+    let codec = StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[0x42; 32]).unwrap())
+        .replay_guard(Arc::new(guard))
+        .build()
+        .unwrap();
+    let service = Signup::service_with(codec, |builder| {
+        builder
+            .task_store(Arc::new(store))
+            .task_lease(Duration::from_secs(1))
+    })
+    .unwrap();
+    on_loopback(service).await
+}
+
+fn prefix() -> String {
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_nanos();
+    format!("mrtr-guard-test-{}-{nanos}-", std::process::id())
+}
+
+/// A task created on one instance, polled and answered on the other, an
+/// answer for its one key sent to both at once; then an instance that
+/// dies mid-work.
+fn across_instances(url: &str) {
+    let prefix = prefix();
+    let rest = tokio::runtime::Runtime::new().unwrap();
+    let (a, b) =
+        rest.block_on(async { (instance(url, &prefix).await, instance(url, &prefix).await) });
+    rest.block_on(async {
+        let (created, _) = create(a, "ada").await;
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let key = outstanding(&settled(b, "ada", &id).await);
+        let (on_a, on_b) = tokio::join!(
+            update(a, "ada", &id, json!({key.clone(): refunds(&json!(true))})),
+            update(b, "ada", &id, json!({key.clone(): refunds(&json!(false))})),
+        );
+        for ack in [on_a, on_b] {
+            assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+        }
+        let done = settled(a, "ada", &id).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        assert_eq!(settled(b, "ada", &id).await, done);
+        // Another principal, on either instance, finds no such task.
+        assert_eq!(get(b, "eve", &id).await["error"]["code"], -32602);
+    });
+
+    // An instance on a runtime of its own, dropped while its task works.
+    let doomed = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let c = doomed.block_on(instance(url, &prefix));
+    let id = rest.block_on(async {
+        let (created, _) = create(c, "ada").await;
+        created["result"]["taskId"].as_str().unwrap().to_owned()
+    });
+    doomed.shutdown_background();
+    let started = Instant::now();
+    let failed = rest.block_on(async {
+        loop {
+            let task = get(b, "ada", &id).await["result"].clone();
+            if task["status"] != "working" {
+                return task;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{task}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn two_instances_on_one_redis_share_every_task() {
+    if let Some(url) = setting("MRTR_GUARD_REDIS_URL") {
+        across_instances(&url);
+    }
+}
+
+#[test]
+fn two_instances_on_a_redis_cluster_share_every_task() {
+    if let Some(url) = setting("MRTR_GUARD_REDIS_CLUSTER_URL") {
+        across_instances(&url);
+    }
+}
