@@ -10,6 +10,7 @@
 //! ```
 
 pub mod conformance_forms;
+pub mod exporter;
 pub mod serve;
 pub mod signup_service;
 pub mod signup_tools;

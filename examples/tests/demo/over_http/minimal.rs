@@ -12,56 +12,33 @@
 
 use std::io::Read as _;
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
+use super::binary::{Running, free_addr, wait_listening};
 use super::client::{call, first, is_state_refusal, retry, state_of, text_of};
 
 const TOKEN: &str = "the-token";
 const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
-/// The running binary, killed when the test ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts the binary on a free port with a key and the token, and waits
 /// until it accepts connections; its stderr goes to `stderr`.
-async fn start(stderr: Stdio) -> (Server, SocketAddr) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+async fn start(stderr: Stdio) -> (Running, SocketAddr) {
+    let addr = free_addr();
     let child = Command::new(env!("CARGO_BIN_EXE_minimal_server"))
         .env("MRTR_GUARD_KEY", KEY)
         .env("MCP_TOKEN", TOKEN)
-        .env("PORT", port.to_string())
+        .env("PORT", addr.port().to_string())
         .stdout(Stdio::null())
         .stderr(stderr)
         .spawn()
         .unwrap();
-    let mut server = Server(child);
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    for _ in 0..200 {
-        if TcpStream::connect(addr).await.is_ok() {
-            return (server, addr);
-        }
-        if let Some(status) = server.0.try_wait().unwrap() {
-            panic!("minimal_server exited: {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("minimal_server did not listen on {addr}");
+    let mut server = Running(child);
+    wait_listening(&mut server, addr).await;
+    (server, addr)
 }
 
 #[tokio::test]
