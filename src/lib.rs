@@ -113,9 +113,12 @@
 //! structure, with no key: [`state::TokenInfo`]) and `open` (why a token does or does
 //! not open for a call).
 //!
-//! Feature `tracing` emits one event for every refused `requestState` and
-//! every handler mistake, never with a secret or a submitted value; what each
-//! event holds: [`docs/GUIDE.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/GUIDE.md), "Logging".
+//! Feature `tracing` (on by default) emits one event for every refused
+//! `requestState`, every invalid answer and every handler mistake, never
+//! with a secret or a submitted value; what each event holds:
+//! [`docs/GUIDE.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/GUIDE.md), "Logging".
+//! Feature `metrics` counts them through the `metrics` facade, with the
+//! replay guard's latency and the legacy sessions: [`metrics`] names each.
 //!
 //! Feature `wasm-js` is for `wasm32-unknown-unknown` in a JavaScript host:
 //! randomness from the Web Crypto API and the time from `Date`. The codec,
@@ -170,6 +173,7 @@
 
 pub mod form;
 pub mod json;
+pub mod metrics;
 pub mod runtime;
 pub mod state;
 pub mod task;

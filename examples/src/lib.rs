@@ -11,6 +11,7 @@
 
 pub mod conformance_forms;
 pub mod export_tool;
+pub mod exporter;
 pub mod serve;
 pub mod signup_service;
 pub mod signup_tools;

@@ -1,6 +1,9 @@
-//! What a question asked again after an invalid answer says.
+//! An invalid answer: what the question asked again says, and what the
+//! operator is told (one `tracing` event, one count).
 
 use crate::form::{Field, Form, Report};
+use crate::metrics;
+use crate::state::FlowId;
 
 /// The message of `form` asked again after the answer `report` describes:
 /// the form's own message, then what to correct, field by field by title.
@@ -23,6 +26,73 @@ pub(crate) fn asks_again(form: &Form, report: &Report) -> bool {
         .issues()
         .iter()
         .any(|issue| !form.field(issue.field()).is_some_and(Field::drops_invalid))
+}
+
+/// One invalid answer to the question under `key`, as the operator sees it.
+#[derive(Debug)]
+#[cfg_attr(
+    not(feature = "tracing"),
+    expect(dead_code, reason = "the tracing event reads them")
+)]
+pub(crate) struct InvalidAnswer<'a> {
+    /// The question's key (the handler's name for it).
+    pub(crate) key: &'a str,
+    /// The flow's id, once it has one.
+    pub(crate) flow_id: Option<FlowId>,
+    /// The round the answer came in.
+    pub(crate) round: u32,
+    /// Invalid answers in a row to this question, this one included.
+    pub(crate) invalid: u32,
+    /// Whether the question is asked again (`false`: the flow ends).
+    pub(crate) asked_again: bool,
+    /// What was wrong: field names and reason codes, never a value.
+    pub(crate) report: &'a Report,
+}
+
+impl InvalidAnswer<'_> {
+    /// Emits the one event (feature `tracing`: `answer_invalid`, target
+    /// `mrtr_guard::runtime`, `INFO`, `reason="invalid_answer"`) and counts
+    /// the re-ask (feature `metrics`).
+    pub(crate) fn record(&self) {
+        if self.asked_again {
+            metrics::reasked();
+        }
+        self.log();
+    }
+
+    #[cfg(feature = "tracing")]
+    fn log(&self) {
+        use tracing::field::display;
+
+        let flow_id = self.flow_id.map(display);
+        let problem = self.report.problem().map(display);
+        let issues: Vec<String> = self
+            .report
+            .issues()
+            .iter()
+            .map(|issue| format!("{}:{}", issue.field(), issue.reason().code()))
+            .collect();
+        tracing::info!(
+            name: "answer_invalid", target: "mrtr_guard::runtime",
+            reason = "invalid_answer",
+            key = self.key,
+            flow_id,
+            round = self.round,
+            invalid = self.invalid,
+            asked_again = self.asked_again,
+            issues = issues.join(","),
+            problem,
+            "{}",
+            if self.asked_again {
+                "answer invalid; asked again"
+            } else {
+                "answer invalid too often; flow ended"
+            }
+        );
+    }
+
+    #[cfg(not(feature = "tracing"))]
+    fn log(&self) {}
 }
 
 #[cfg(test)]

@@ -8,12 +8,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use time::{Duration, OffsetDateTime};
 
+use crate::metrics::GuardTimer;
 use crate::state::audience::is_endpoint_url;
 use crate::state::binding::Binding;
 use crate::state::buffer::TokenBuffer;
 use crate::state::claims::{Claims, FlowId, Meta, StateContents};
 use crate::state::error::{ConfigError, MintError, StateError};
-use crate::state::events::Seen;
+use crate::state::events::{self, Seen};
 use crate::state::keys::{self, KeyRing};
 use crate::state::layout::{self, Mode, NONCE_LEN, RawToken, SplitError};
 use crate::state::policy::Policy;
@@ -273,7 +274,10 @@ impl StateCodec {
             self.verify_seen(token, binding, now, &mut seen)
                 .and_then(|(claims, principal)| {
                     if let Some((guard, token)) = self.replay_entry(principal, &claims)? {
-                        guard.consume(token, now).map_err(StateError::from_replay)?;
+                        let timer = GuardTimer::start();
+                        let consumed = guard.consume(token, now);
+                        events::guard_called(timer, &consumed);
+                        consumed.map_err(StateError::from_replay)?;
                     }
                     Ok(claims)
                 });
@@ -613,10 +617,12 @@ impl StateCodec {
                 Err(error) => Err(error),
                 Ok(None) => Ok(claims),
                 Ok(Some((guard, token))) => {
+                    let timer = GuardTimer::start();
                     let consumed = match guard.as_async() {
                         Some(guard) => guard.consume(token, now).await,
                         None => guard.consume(token, now),
                     };
+                    events::guard_called(timer, &consumed);
                     consumed.map(|()| claims).map_err(StateError::from_replay)
                 }
             },

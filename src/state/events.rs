@@ -1,4 +1,7 @@
-//! Feature `tracing`: one event for each `requestState` that does not open.
+//! What the codec tells the operator about a `requestState` that does not
+//! open: one `tracing` event (feature `tracing`, on by default) and one count
+//! ([`STATE_REFUSED`](crate::metrics::STATE_REFUSED), feature `metrics`); and
+//! how each replay guard call went.
 //!
 //! Every event has the target `mrtr_guard::state` and these fields, each only when it
 //! is known:
@@ -15,6 +18,10 @@
 //! guard failed`) and a principal past its share of the guard (event
 //! `replay_share_exceeded`, `WARN`) have their own messages and event names;
 //! like every event, the last names no principal.
+//! A tag that does not verify (`forged`) says what it may be: a token
+//! altered, or minted for another user, tool, arguments or server. Neither
+//! construction can tell these apart: the binding is never in the token,
+//! only in the tag (the AEAD's associated data, or the MAC's input).
 //! Every other reason
 //! is `requestState refused`. No event holds the token, its claims, carried
 //! answers, application data or the principal: the flow id is random and
@@ -30,9 +37,11 @@
 //! `replay_guard_evicting` (Redis may evict: every state refused) and
 //! `replay_guard_lost` (Redis lost keys: states minted before refused).
 
+use crate::metrics::{self, GuardTimer};
 use crate::state::claims::FlowId;
 use crate::state::error::StateError;
 use crate::state::keys::KeyId;
+use crate::state::replay::ReplayError;
 
 /// The target of every event the crate emits for a refused state.
 #[cfg(feature = "tracing")]
@@ -47,10 +56,21 @@ pub(crate) struct Seen {
     pub(crate) flow: Option<(FlowId, u32)>,
 }
 
+/// The message of a refusal whose tag did not verify.
+#[cfg(feature = "tracing")]
+const FORGED: &str = "requestState refused: forged, or minted for another user, tool, \
+                      arguments or server";
+
 impl Seen {
-    /// Emits the one event for a state refused with `error`.
-    #[cfg(feature = "tracing")]
+    /// Emits the one event, and the one count, for a state refused with
+    /// `error`.
     pub(crate) fn refused(&self, error: &StateError) {
+        metrics::state_refused(error.reason());
+        self.log(error);
+    }
+
+    #[cfg(feature = "tracing")]
+    fn log(&self, error: &StateError) {
         use tracing::field::display;
 
         let reason = error.reason();
@@ -78,6 +98,11 @@ impl Seen {
                 reason, key_id, flow_id, round,
                 "requestState refused"
             ),
+            StateError::Forged => tracing::warn!(
+                name: "state_refused", target: TARGET,
+                reason, key_id, flow_id, round,
+                "{FORGED}"
+            ),
             _ => tracing::warn!(
                 name: "state_refused", target: TARGET,
                 reason, key_id, flow_id, round,
@@ -86,7 +111,16 @@ impl Seen {
         }
     }
 
-    /// Without feature `tracing`, nothing.
     #[cfg(not(feature = "tracing"))]
-    pub(crate) fn refused(&self, _: &StateError) {}
+    fn log(&self, _: &StateError) {}
+}
+
+/// Stops `timer` on a replay guard call that ended as `consumed`.
+pub(crate) fn guard_called(timer: GuardTimer, consumed: &Result<(), ReplayError>) {
+    timer.stop(match consumed {
+        Ok(()) => "recorded",
+        Err(ReplayError::Replayed) => "replayed",
+        Err(ReplayError::ShareExceeded { .. }) => "share_exceeded",
+        Err(_) => "failed",
+    });
 }

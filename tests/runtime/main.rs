@@ -1,10 +1,13 @@
 //! `mrtr_guard::runtime` and `mrtr_guard::wire`: the Streamable HTTP header
 //! checks, an async host's opening, many threads through one `Flow`, and
-//! (feature `tracing`) the event each refused state emits. One module per
+//! (feature `tracing`) the event each refused state emits, (feature
+//! `metrics`) what each counts. One module per
 //! concern; shared fixtures are `mrtr-guard-test-support` (tests/support/).
 
 mod forms;
 mod headers;
+#[cfg(feature = "metrics")]
+mod metrics_recorded;
 mod open_async;
 mod stress;
 #[cfg(feature = "tracing")]

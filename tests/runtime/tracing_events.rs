@@ -260,7 +260,13 @@ fn tampered_token_names_its_key_but_no_flow() {
         assert_no_secrets(&events, &tampered);
         assert_eq!(event.name, "state_refused");
         assert_eq!(event.level, Level::WARN);
-        assert_eq!(event.field("message"), Some("requestState refused"));
+        assert_eq!(
+            event.field("message"),
+            Some(
+                "requestState refused: forged, or minted for another user, tool, arguments \
+                 or server"
+            )
+        );
         let key_id = key().id().to_string();
         assert_eq!(event.field("key_id"), Some(key_id.as_str()));
         assert_eq!(
@@ -439,6 +445,78 @@ fn flow_round_emits_one_event_and_keeps_the_reason() {
     for text in event.texts() {
         assert!(!text.contains("MARKER"), "{event:?}");
     }
+}
+
+/// An invalid answer is one `INFO` event under `mrtr_guard::runtime` with
+/// its own reason, naming the key, the field and why, never the value; the
+/// third in a row ends the flow, and says so.
+#[test]
+fn an_invalid_answer_is_one_event_naming_the_field_not_the_value() {
+    let h = harness();
+    let (_, mut state) = asked(&run(&h.flow, &req("ada-MARKER", "ShipOrder")));
+    for invalid in 1..=3 {
+        let answer = json!({"ship": accept(json!({"trackingNumber": 42, "x": "VALUE-MARKER"}))});
+        let retry = req("ada-MARKER", "ShipOrder").answer(answer, Some(&state));
+        let (result, events) = capture(|| run(&h.flow, &retry));
+        let [event] = &events[..] else {
+            panic!("one event: {events:?}")
+        };
+        assert_eq!(
+            (event.name, event.target, event.level),
+            ("answer_invalid", "mrtr_guard::runtime", Level::INFO)
+        );
+        assert_eq!(event.field("reason"), Some("invalid_answer"));
+        assert_eq!(event.field("key"), Some("ship"));
+        assert_eq!(event.field("issues"), Some("trackingNumber:wrong_type"));
+        assert_eq!(event.field("invalid"), Some(invalid.to_string().as_str()));
+        assert_eq!(
+            event.field("round"),
+            Some((invalid + 1).to_string().as_str())
+        );
+        assert_eq!(event.field("flow_id").map(str::len), Some(32));
+        for text in event.texts() {
+            assert!(!text.contains("MARKER"), "{event:?}");
+        }
+        if invalid < 3 {
+            assert_eq!(event.field("asked_again"), Some("true"));
+            assert_eq!(event.field("message"), Some("answer invalid; asked again"));
+            state = asked(&result).1;
+        } else {
+            assert_eq!(event.field("asked_again"), Some("false"));
+            assert_eq!(
+                event.field("message"),
+                Some("answer invalid too often; flow ended")
+            );
+            assert!(matches!(
+                result,
+                Ok(mrtr_guard::RoundEnd::Aborted(
+                    mrtr_guard::runtime::AbortReason::InvalidAnswers { .. }
+                ))
+            ));
+        }
+    }
+}
+
+/// A handler that asks for the same form twice in one round tells of its
+/// invalid answer once.
+#[test]
+fn an_invalid_answer_asked_for_twice_in_a_round_is_told_once() {
+    let h = harness();
+    let ship = mrtr_guard::Form::builder("Tracking number?")
+        .field(mrtr_guard::Field::string("trackingNumber").required())
+        .build()
+        .unwrap();
+    let handler = |round: &mut mrtr_guard::Round<'_>| {
+        let _ = round.form("ship", &ship);
+        let answers = round.require("ship", &ship)?;
+        Ok(answers.str("trackingNumber")?.to_owned())
+    };
+    let first = h.flow.run(req("ada", "ShipOrder").call().unwrap(), handler);
+    let (_, state) = asked(&first);
+    let answer = json!({"ship": accept(json!({"trackingNumber": 42}))});
+    let retry = req("ada", "ShipOrder").answer(answer, Some(&state));
+    let (_, events) = capture(|| h.flow.run(retry.call().unwrap(), handler));
+    assert_eq!(events.len(), 1, "{events:?}");
 }
 
 /// A handler mistake is an error event under `mrtr_guard::runtime` that

@@ -2,10 +2,11 @@
 //! `mrtr-guard keygen`), `MCP_TOKEN` (the bearer token), `PORT` (8080).
 
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use axum::http::{header, request::Parts};
 use mrtr_guard::rmcp::{McpServer, RmcpFlow, ToolCall, ToolResponse, tool_response};
-use mrtr_guard::{Flow, Form, FormFields, KeyRing, MasterKey, StateCodec};
+use mrtr_guard::{Flow, Form, FormFields, KeyRing, MasterKey, MemoryReplayGuard, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::{ServerHandler, tool, tool_handler, tool_router};
@@ -57,7 +58,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let token = env("MCP_TOKEN")?;
     // The URL clients reach the server at: states are bound to it.
     let audience = format!("http://127.0.0.1:{port}/mcp");
-    let codec = StateCodec::builder(audience, KeyRing::new(key)).build()?;
+    let codec = StateCodec::builder(audience, KeyRing::new(key))
+        .replay_guard(Arc::new(MemoryReplayGuard::new(100_000))) // each state opens once
+        .build()?;
     let ship = Form::of::<Shipping>("Where should we ship the order?").build()?;
     let service = McpServer::builder(Flow::new(codec))
         .authenticate(move |parts| authenticate(parts, &token))
@@ -74,6 +77,10 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // One line per refused state, replay or invalid answer, with its reason.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
     if let Err(error) = run().await {
         eprintln!("error: {error}"); // Display, not Debug
         return ExitCode::FAILURE;

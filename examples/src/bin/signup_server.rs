@@ -34,20 +34,31 @@
 //!   Redis task store, so that any of them serves any task;
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
+//!
+//! Refusals and invalid answers are logged to stderr. With
+//! `MRTR_GUARD_METRICS_ADDR` (or `--metrics-addr`), say `127.0.0.1:9464`,
+//! the server's counters are served as Prometheus text at
+//! `http://127.0.0.1:9464/metrics` (`docs/GUIDE.md`, "Metrics").
 
 use std::process::ExitCode;
 
 use mrtr_guard::{KeyRing, StateCodec};
-use mrtr_guard_examples::serve;
 use mrtr_guard_examples::signup_service::Signup;
+use mrtr_guard_examples::{exporter, serve};
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .init();
     serve::exit_code(run().await)
 }
 
 async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let port = serve::port(8080)?;
+    if let Some(addr) = exporter::address()? {
+        exporter::start(addr).await?;
+    }
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));

@@ -8,6 +8,8 @@ use std::time::Duration;
 
 use ::rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use crate::metrics;
+
 /// Who may open sessions and calls in them, and how many.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct SessionLimits {
@@ -61,10 +63,9 @@ impl SessionBook {
     }
 
     pub(super) fn forget(&self, session: &str) {
-        self.owners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(session);
+        let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
+        owners.remove(session);
+        metrics::legacy_sessions_open(owners.len());
     }
 
     /// Records `principal` as the owner of the new `session`, or names the
@@ -84,6 +85,7 @@ impl SessionBook {
             .collect();
         let mut owners = self.owners.lock().unwrap_or_else(PoisonError::into_inner);
         owners.retain(|id, _| live.iter().any(|l| l == id));
+        metrics::legacy_sessions_open(owners.len());
         // Anonymous sessions (principal "") share the server's total only:
         // a per-principal cap over everyone would be a second, smaller total.
         let held = owners.values().filter(|p| *p == principal).count();
@@ -94,6 +96,7 @@ impl SessionBook {
             return Err("sessions on this server");
         }
         owners.insert(session.to_owned(), Arc::clone(principal));
+        metrics::legacy_session_opened(owners.len());
         Ok(())
     }
 

@@ -21,6 +21,7 @@ use super::offer::{ReplayNoted, TaskOffer};
 use super::run::spawn;
 use super::settings::TaskSupport;
 use super::view::task;
+use crate::metrics;
 use crate::rmcp::error::error_data;
 use crate::runtime::TaskPhase;
 use crate::state::{open_record, seal_record};
@@ -184,6 +185,7 @@ impl TaskHost {
             }
             Err(error) => return Err(store_failed(error)),
         }
+        metrics::task_status(record.status.as_str());
         spawn(
             Arc::clone(self),
             Arc::clone(inner),

@@ -10,6 +10,7 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use time::OffsetDateTime;
 
 use super::settings::TaskSettings;
+use crate::metrics;
 use crate::rmcp::error::error_data;
 use crate::rmcp::principal::PrincipalFn;
 use crate::runtime::Flow;
@@ -126,6 +127,7 @@ impl TaskHost {
                 return Ok(None);
             };
             let now = OffsetDateTime::now_utc();
+            let before = record.status;
             match change(&mut record, now) {
                 Change::Keep(value) => return Ok(Some(value)),
                 Change::Write(value) => {
@@ -138,6 +140,9 @@ impl TaskHost {
                         .await
                         .map_err(store_failed)?;
                     if won {
+                        if record.status != before {
+                            metrics::task_status(record.status.as_str());
+                        }
                         return Ok(Some(value));
                     }
                 }

@@ -12,10 +12,10 @@ use crate::form::{Answers, Field, Form, Problem, Report, Verdict};
 use crate::json::JsonDigest;
 use crate::runtime::budget;
 use crate::runtime::misuse::Misuse;
-use crate::runtime::reask::{asks_again, reask_message};
+use crate::runtime::reask::{InvalidAnswer, asks_again, reask_message};
 use crate::runtime::reply::{Reply, Stop};
 use crate::runtime::round::view::Round;
-use crate::state::{ProvenAnswer, Reask};
+use crate::state::{Claims, ProvenAnswer, Reask};
 use crate::wire::{
     ClientCapabilities, CreateMessageResult, ElicitAction, ElicitRequest, InputRequest,
     InputResponse, ListRootsResult, RootsRequest, RpcError, SamplingRequest,
@@ -282,6 +282,7 @@ impl Round<'_> {
             .map_or(NonZeroU32::MIN, |n| n.saturating_add(1));
         if invalid.get() >= Self::MAX_INVALID {
             self.next.exhausted.get_or_insert_with(|| key.to_owned());
+            self.tell_invalid(key, invalid, false, &report);
             return Reply::Invalid(report);
         }
         let sent = JsonDigest::of(&request.to_json());
@@ -289,10 +290,31 @@ impl Round<'_> {
             Reply::Pending => {
                 let reask = Reask::new(digest, invalid);
                 self.next.reasks.insert(key.to_owned(), reask);
+                self.tell_invalid(key, invalid, true, &report);
                 Reply::Invalid(report)
             }
             other => other,
         }
+    }
+
+    /// Tells the operator of the invalid answer under `key`, once a round.
+    fn tell_invalid(&mut self, key: &str, invalid: NonZeroU32, asked_again: bool, report: &Report) {
+        if !self.next.invalid.insert(key.to_owned()) {
+            return;
+        }
+        InvalidAnswer {
+            key,
+            flow_id: self
+                .claims
+                .as_ref()
+                .map(Claims::flow_id)
+                .or_else(|| self.fresh_id.get().copied()),
+            round: self.number(),
+            invalid: invalid.get(),
+            asked_again,
+            report,
+        }
+        .record();
     }
 
     /// Asks the question `digest` under `key` as `request` says it; a count

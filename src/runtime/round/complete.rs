@@ -1,6 +1,7 @@
 //! Completing: a round ends with the handler's result, or with its
 //! questions and the next state, minted.
 
+use crate::metrics;
 use crate::runtime::budget;
 use crate::runtime::misuse::Misuse;
 use crate::runtime::reply::{AbortReason, RoundEnd, Stop};
@@ -38,7 +39,15 @@ impl Round<'_> {
     /// for a [`Stop::Ask`] when every ask was unsupported; an internal error
     /// for a [`Misuse`] ([`RpcError::misuse`] says which) or when a state
     /// cannot be minted otherwise.
-    pub fn complete<T>(mut self, result: Result<T, Stop>) -> Result<RoundEnd<T>, RpcError> {
+    pub fn complete<T>(self, result: Result<T, Stop>) -> Result<RoundEnd<T>, RpcError> {
+        let end = self.end(result);
+        if let Some(code) = flow_end(&end) {
+            metrics::flow_ended(code);
+        }
+        end
+    }
+
+    fn end<T>(mut self, result: Result<T, Stop>) -> Result<RoundEnd<T>, RpcError> {
         if let Some(misuse) = self.next.misuse.take() {
             return Err(misuse.into_error());
         }
@@ -121,4 +130,20 @@ impl Round<'_> {
             Err(_) => Err(RpcError::internal_error()),
         }
     }
+}
+
+/// How `end` ended the flow, as [`FLOWS_ENDED`](crate::metrics::FLOWS_ENDED)
+/// names it; `None` for a round that asks, or that hands the call to a task
+/// (the flow goes on).
+fn flow_end<T>(end: &Result<RoundEnd<T>, RpcError>) -> Option<&'static str> {
+    Some(match end {
+        Ok(RoundEnd::Complete(_)) => "completed",
+        Ok(RoundEnd::InputRequired(_) | RoundEnd::Task { .. }) => return None,
+        Ok(RoundEnd::Declined { .. }) => "declined",
+        Ok(RoundEnd::Cancelled { .. }) => "cancelled",
+        Ok(RoundEnd::Aborted(AbortReason::InvalidAnswers { .. })) => "invalid_answers",
+        Ok(RoundEnd::Aborted(AbortReason::TooManyRounds { .. })) => "too_many_rounds",
+        Ok(RoundEnd::Aborted(AbortReason::DeadlinePassed)) => "deadline_passed",
+        Err(_) => "error",
+    })
 }

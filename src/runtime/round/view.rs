@@ -120,6 +120,9 @@ pub(super) struct Next {
     pub(super) missing: ClientCapabilities,
     /// A question whose answers kept failing validation.
     pub(super) exhausted: Option<String>,
+    /// The keys whose answer was invalid in this round, each told to the
+    /// operator once.
+    pub(super) invalid: BTreeSet<String>,
     /// The handler's first mistake.
     pub(super) misuse: Option<Misuse>,
 }

@@ -1,6 +1,7 @@
 //! The README's whole server (`examples/src/bin/minimal_server.rs`), run
 //! as its binary on a free loopback port and driven over HTTP: `ShipOrder`
-//! asks, then ships; a call without the bearer token gets `401`.
+//! asks, then ships; a call without the bearer token gets `401`; a refused
+//! state, a replay and an invalid answer each log one line with its reason.
 
 #![allow(
     clippy::unwrap_used,
@@ -9,62 +10,40 @@
     reason = "test code: a panic is a failing test"
 )]
 
+use std::io::Read as _;
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::process::{Command, Stdio};
 
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
-use super::client::{call, first, retry, state_of, text_of};
+use super::binary::{Running, free_addr, wait_listening};
+use super::client::{call, first, is_state_refusal, retry, state_of, text_of};
 
 const TOKEN: &str = "the-token";
 const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 
-/// The running binary, killed when the test ends.
-struct Server(Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 /// Starts the binary on a free port with a key and the token, and waits
-/// until it accepts connections.
-async fn start() -> (Server, SocketAddr) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+/// until it accepts connections; its stderr goes to `stderr`.
+async fn start(stderr: Stdio) -> (Running, SocketAddr) {
+    let addr = free_addr();
     let child = Command::new(env!("CARGO_BIN_EXE_minimal_server"))
         .env("MRTR_GUARD_KEY", KEY)
         .env("MCP_TOKEN", TOKEN)
-        .env("PORT", port.to_string())
+        .env("PORT", addr.port().to_string())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
-    let mut server = Server(child);
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    for _ in 0..200 {
-        if TcpStream::connect(addr).await.is_ok() {
-            return (server, addr);
-        }
-        if let Some(status) = server.0.try_wait().unwrap() {
-            panic!("minimal_server exited: {status}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("minimal_server did not listen on {addr}");
+    let mut server = Running(child);
+    wait_listening(&mut server, addr).await;
+    (server, addr)
 }
 
 #[tokio::test]
 async fn the_readme_server_asks_then_ships_over_http() {
-    let (_server, addr) = start().await;
+    let (_server, addr) = start(Stdio::null()).await;
     let asked = call(addr, TOKEN, "ShipOrder", &first("ShipOrder")).await;
     assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
     let ask = &asked["result"]["inputRequests"]["ship"]["params"];
@@ -79,7 +58,7 @@ async fn the_readme_server_asks_then_ships_over_http() {
 
 #[tokio::test]
 async fn the_readme_server_refuses_a_call_without_the_token() {
-    let (_server, addr) = start().await;
+    let (_server, addr) = start(Stdio::null()).await;
     for authorization in ["", "Authorization: Bearer not-the-token\r\n"] {
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": first("ShipOrder")})
@@ -98,6 +77,81 @@ async fn the_readme_server_refuses_a_call_without_the_token() {
         stream.read_to_end(&mut response).await.unwrap();
         let head = String::from_utf8_lossy(&response);
         assert!(head.starts_with("HTTP/1.1 401"), "{head}");
+    }
+}
+
+/// With nothing but the README's set-up (its subscriber line), a refused
+/// state, a replay and an invalid answer each log one line to stderr, each
+/// with its own reason, and no line holds a state or a submitted value.
+#[tokio::test]
+async fn the_readme_server_logs_each_refusal_once_with_its_reason() {
+    let (mut server, addr) = start(Stdio::piped()).await;
+    let asked = call(addr, TOKEN, "ShipOrder", &first("ShipOrder")).await;
+    let first_state = state_of(&asked).unwrap();
+    let answer = |number: &str| json!({"ship": {"action": "accept", "content": {"tracking_number": number}}});
+
+    // Too long for the form (max_length 64): asked again.
+    let too_long = "V".repeat(65);
+    let params = retry("ShipOrder", answer(&too_long), &first_state);
+    let reasked = call(addr, TOKEN, "ShipOrder", &params).await;
+    let state = state_of(&reasked).unwrap();
+
+    // The state with one character changed: forged.
+    let mut chars: Vec<char> = state.chars().collect();
+    let middle = chars.len() / 2;
+    chars[middle] = if chars[middle] == 'A' { 'B' } else { 'A' };
+    let tampered: String = chars.into_iter().collect();
+    let params = retry("ShipOrder", answer("1Z999"), &tampered);
+    let refused = call(addr, TOKEN, "ShipOrder", &params).await;
+    assert!(is_state_refusal(&refused), "{refused}");
+
+    // Shipped, then the same retry again: replayed.
+    let params = retry("ShipOrder", answer("1Z999"), &state);
+    let done = call(addr, TOKEN, "ShipOrder", &params).await;
+    assert_eq!(text_of(&done), Some("Shipped as 1Z999."), "{done}");
+    let replayed = call(addr, TOKEN, "ShipOrder", &params).await;
+    assert!(is_state_refusal(&replayed), "{replayed}");
+
+    let _ = server.0.kill();
+    let mut log = String::new();
+    server
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    let lines: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains(" reason=\""))
+        .collect();
+    assert_eq!(lines.len(), 3, "{log}");
+    for (line, reason, level) in [
+        (lines[0], "invalid_answer", "INFO"),
+        (lines[1], "forged", "WARN"),
+        (lines[2], "replayed", "WARN"),
+    ] {
+        assert!(line.contains(&format!("reason=\"{reason}\"")), "{line}");
+        assert!(line.contains(level), "{line}");
+    }
+    assert!(
+        lines[0].contains("tracking_number:too_long"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].contains("another user, tool, arguments"),
+        "{}",
+        lines[1]
+    );
+    for value in [&too_long[..8], "1Z999"] {
+        assert!(!log.contains(value), "{value} in {log}");
+    }
+    for token in [&first_state, &state, &tampered] {
+        for at in 0..token.len() - 12 {
+            let window = &token[at..at + 12];
+            assert!(!log.contains(window), "state text {window:?} in {log}");
+        }
     }
 }
 

@@ -6,12 +6,15 @@
 //! revisions that know them (`priming`); the binary refusing a bad key or
 //! audience with the message (`start_up`); and, with feature `redis`, the
 //! Redis replay guard under a stalled Redis and shared by two servers
-//! (`redis`); and the README's whole server, run as its binary
-//! (`minimal`).
+//! (`redis`); the README's whole server, run as its binary
+//! (`minimal`); and the demo's opt-in Prometheus exporter (`metrics`).
+//! `binary` runs a demo binary as a process.
 
+mod binary;
 mod client;
 mod endpoint;
 mod invalid_answers;
+mod metrics;
 mod minimal;
 mod priming;
 mod redis;
