@@ -81,7 +81,7 @@
 //!
 //! # Where things are
 //!
-//! The crate root holds what a server author touches. The rest is in five
+//! The crate root holds what a server author touches. The rest is in these
 //! modules, each built only on those before it:
 //!
 //! 1. [`json`], the input floor: the strict parser for untrusted bytes
@@ -92,9 +92,13 @@
 //! 3. [`state`] (the `requestState` codec's parts: [`state::Claims`],
 //!    [`state::TokenInfo`], key and policy errors) and [`form`] (field kinds,
 //!    reports, the standalone validator);
-//! 4. [`runtime`] ([`Flow`], [`Round`], clocks, [`runtime::AbortReason`] and the
-//!    handler's [`runtime::Misuse`]);
-//! 5. `rmcp` and `tower` (features of the same names), the adapters.
+//! 4. [`task`], where tasks are kept (the [`task::TaskStore`] contract, the
+//!    in-process store, with feature `redis` the Redis one), beside
+//!    [`runtime`] ([`Flow`], [`Round`], clocks, [`runtime::AbortReason`], the
+//!    handler's [`runtime::Misuse`], and [`runtime::TaskPhase`]);
+//! 5. `rmcp` and `tower` (features of the same names), the adapters; `rmcp`'s
+//!    `McpServer` serves tools as tasks too (the Tasks extension:
+//!    [`docs/TASKS.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/TASKS.md)).
 //!
 //! A layer above adds what ties it to one below in its own files: `state`
 //! turns a [`StateError`] into an [`RpcError`] and reads it back
@@ -107,7 +111,9 @@
 //! Feature `redis` adds `RedisReplayGuard`, single use across the instances of
 //! a server through one Redis or a Redis Cluster (TLS with `rediss://`:
 //! feature `redis-tls`, which adds rustls to feature `redis`), async,
-//! failing closed, and refusing a Redis that may evict.
+//! failing closed, and refusing a Redis that may evict; and
+//! `task::RedisTaskStore`, the task store every instance shares, on the same
+//! connections' code.
 //! Feature `cli` builds `mrtr-guard`, the operator's tool (its arguments
 //! parsed by `clap`; `mrtr-guard help` shows the usage): `keygen`, `inspect` (a token's
 //! structure, with no key: [`state::TokenInfo`]) and `open` (why a token does or does
