@@ -172,3 +172,63 @@ impl TaskRecord {
         serde_json::from_slice(&plain).ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::state::MasterKey;
+
+    fn record() -> TaskRecord {
+        TaskRecord {
+            owner: Some("ada".to_owned()),
+            status: Status::Completed,
+            status_message: None,
+            created_at: 0,
+            updated_at: 0,
+            ttl_ms: 1_000,
+            poll_interval_ms: 1_000,
+            lease_until: None,
+            call: TaskCall {
+                name: "export".to_owned(),
+                arguments: None,
+                meta: Map::new(),
+            },
+            request_state: None,
+            outstanding: BTreeMap::new(),
+            answers: BTreeMap::new(),
+            issued: 0,
+            used: BTreeSet::new(),
+            mailbox: BTreeMap::new(),
+            result: Some(
+                serde_json::json!({"content": [{"type": "text", "text": "secret result"}]}),
+            ),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn a_record_opens_for_its_own_task_only_and_shows_nothing() {
+        let keys = KeyRing::new(MasterKey::from_bytes(&[7; 32]).expect("key"));
+        let (a, b) = (TaskId::random().expect("id"), TaskId::random().expect("id"));
+        let sealed = record().seal(&keys, &a).expect("sealed");
+        assert!(
+            !sealed.windows(6).any(|w| w == b"secret"),
+            "the result shows"
+        );
+        assert!(!sealed.windows(3).any(|w| w == b"ada"), "the owner shows");
+        let opened = TaskRecord::open(&keys, &a, &sealed).expect("opens for its id");
+        assert_eq!(opened.owner.as_deref(), Some("ada"));
+        assert!(
+            TaskRecord::open(&keys, &b, &sealed).is_none(),
+            "copied to another id"
+        );
+    }
+
+    #[test]
+    fn keys_are_never_reused_in_a_task() {
+        let mut record = record();
+        record.used.insert("go-2".to_owned());
+        let keys: Vec<String> = (0..3).map(|_| record.fresh_key("go")).collect();
+        assert_eq!(keys, ["go-1", "go-3", "go-4"]);
+    }
+}

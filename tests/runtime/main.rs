@@ -1,6 +1,7 @@
 //! `mrtr_guard::runtime` and `mrtr_guard::wire`: the Streamable HTTP header
 //! checks, an async host's opening, many threads through one `Flow`, and
-//! (feature `tracing`) the event each refused state emits, (feature
+//! (feature `tracing`) the event each refused state emits, `Round::task` in
+//! each phase, (feature
 //! `metrics`) what each counts. One module per
 //! concern; shared fixtures are `mrtr-guard-test-support` (tests/support/).
 
@@ -10,5 +11,6 @@ mod headers;
 mod metrics_recorded;
 mod open_async;
 mod stress;
+mod task_phase;
 #[cfg(feature = "tracing")]
 mod tracing_events;

@@ -92,3 +92,65 @@ async fn a_completed_final_round_replayed_gets_the_same_result() {
         done
     );
 }
+
+#[tokio::test]
+async fn a_task_request_without_credentials_is_refused_before_any_lookup() {
+    let addr = start().await;
+    let (created, _) = create(addr, "ada").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tasks/get",
+                      "params": {"taskId": id, "_meta": task_meta()}})
+    .to_string();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: tasks/get\r\nMcp-Name: {id}\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::io::AsyncWriteExt::write_all(&mut stream, request.as_bytes())
+        .await
+        .unwrap();
+    let mut response = Vec::new();
+    tokio::io::AsyncReadExt::read_to_end(&mut stream, &mut response)
+        .await
+        .unwrap();
+    let head = String::from_utf8_lossy(&response);
+    assert!(head.starts_with("HTTP/1.1 401"), "{head}");
+}
+
+#[tokio::test]
+async fn tasks_are_capped_per_principal_and_past_their_ttl_are_unknown() {
+    let addr = on_loopback(
+        Signup::service_with(codec(), |builder| {
+            builder
+                .task_limits(1, 10)
+                .task_ttl(Duration::from_millis(1500))
+        })
+        .unwrap(),
+    )
+    .await;
+    let (created, _) = create(addr, "ada").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let (refused, _) = create(addr, "ada").await;
+    assert_eq!(refused["error"]["code"], -32000, "{refused}");
+    assert_eq!(
+        refused["error"]["data"]["limit"], "tasks for this principal",
+        "{refused}"
+    );
+    // Another principal is served.
+    let (other, _) = create(addr, "bob").await;
+    assert_eq!(other["result"]["resultType"], "task", "{other}");
+    // Past its TTL the task is gone: unknown, as an id never issued.
+    tokio::time::sleep(Duration::from_millis(1600)).await;
+    let gone = get(addr, "ada", &id).await;
+    assert_eq!(
+        gone,
+        get(addr, "ada", "0123456789abcdef0123456789abcdef").await
+    );
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    // Its place is free again.
+    let (again, _) = create(addr, "ada").await;
+    assert_eq!(again["result"]["resultType"], "task", "{again}");
+}
