@@ -100,6 +100,10 @@ impl StateCodec {
     }
 
     /// The key ring (what records a server keeps are sealed with).
+    #[cfg_attr(
+        not(feature = "server"),
+        expect(dead_code, reason = "the task host (feature server) seals its records")
+    )]
     pub(crate) fn keys(&self) -> &KeyRing {
         &self.keys
     }
@@ -659,6 +663,13 @@ impl StateCodec {
 
     /// Whether opening may block a thread on the replay guard's store: a
     /// guard without an async face.
+    #[cfg_attr(
+        not(feature = "server"),
+        expect(
+            dead_code,
+            reason = "the task host (feature server) remembers answers under a guard"
+        )
+    )]
     pub(crate) fn has_replay_guard(&self) -> bool {
         self.replay.is_some()
     }

@@ -29,6 +29,7 @@ mod info;
 mod keys;
 mod layout;
 mod policy;
+#[cfg(feature = "server")]
 mod record;
 mod replay;
 mod sealed;
@@ -51,6 +52,7 @@ pub(crate) use keys::fill_random;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use layout::Mode;
 pub use policy::Policy;
+#[cfg(feature = "server")]
 pub(crate) use record::{open_record, seal_record};
 pub use replay::{
     AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,

@@ -11,6 +11,9 @@
 mod error;
 mod id;
 mod memory;
+#[cfg(any(feature = "server", feature = "redis"))]
+pub(crate) mod millis;
+#[cfg(feature = "server")]
 pub(crate) mod record;
 #[cfg(feature = "redis")]
 mod redis;

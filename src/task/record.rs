@@ -9,6 +9,7 @@ use time::OffsetDateTime;
 
 use crate::state::{KeyRing, open_record, seal_record};
 use crate::task::id::TaskId;
+use crate::task::millis::from_millis;
 
 /// The record kind tasks are sealed as.
 const KIND: &str = "task";
@@ -144,17 +145,6 @@ impl TaskRecord {
         let ttl = i64::try_from(self.ttl_ms).unwrap_or(i64::MAX);
         from_millis(self.created_at.saturating_add(ttl))
     }
-}
-
-/// `at` in Unix milliseconds.
-pub(crate) fn millis(at: OffsetDateTime) -> i64 {
-    i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
-}
-
-/// Unix milliseconds as a time (the epoch when out of range).
-pub(crate) fn from_millis(ms: i64) -> OffsetDateTime {
-    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms).saturating_mul(1_000_000))
-        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
 
 impl TaskRecord {

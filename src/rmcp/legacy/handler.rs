@@ -40,11 +40,14 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         if from_legacy_session(&context) {
-            let mut context = context;
             #[cfg(feature = "server")]
-            if let Some(tasks) = self.tasks() {
-                tasks.legacy_call(&request, &mut context)?;
-            }
+            let context = {
+                let mut context = context;
+                if let Some(tasks) = self.tasks() {
+                    tasks.legacy_call(&request, &mut context)?;
+                }
+                context
+            };
             self.rounds(request, context, |params, cx| {
                 self.inner().call_tool(params, cx)
             })

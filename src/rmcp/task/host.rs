@@ -16,7 +16,8 @@ use crate::rmcp::principal::PrincipalFn;
 use crate::runtime::Flow;
 use crate::state::{KeyRing, PrincipalKey};
 use crate::task::TaskId;
-use crate::task::record::{TaskRecord, from_millis, millis};
+use crate::task::millis::{from_millis, millis};
+use crate::task::record::TaskRecord;
 use crate::wire::RpcError;
 
 /// The most bytes a task's sealed record may take: what a task asked, its

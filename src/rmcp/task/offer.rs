@@ -23,6 +23,10 @@ impl ReplayNoted {
         self.0.store(true, Ordering::Release);
     }
 
+    #[cfg_attr(
+        not(feature = "server"),
+        expect(dead_code, reason = "the task host (feature server) reads it")
+    )]
     pub(crate) fn is_noted(&self) -> bool {
         self.0.load(Ordering::Acquire)
     }

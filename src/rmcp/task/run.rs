@@ -15,7 +15,8 @@ use super::host::{Access, Change, TaskHost, duration_ms, overdue};
 use super::offer::TaskOffer;
 use crate::runtime::TaskPhase;
 use crate::task::TaskId;
-use crate::task::record::{Parked, Status, TaskRecord, millis};
+use crate::task::millis::millis;
+use crate::task::record::{Parked, Status, TaskRecord};
 use crate::tower::service::RawArguments;
 use crate::wire::Method;
 

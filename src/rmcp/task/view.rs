@@ -5,7 +5,8 @@ use ::rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, 
 use serde_json::Value;
 
 use crate::task::TaskId;
-use crate::task::record::{Status, TaskRecord, from_millis};
+use crate::task::millis::from_millis;
+use crate::task::record::{Status, TaskRecord};
 
 /// The task's base fields.
 pub(crate) fn task(id: &TaskId, record: &TaskRecord) -> Task {

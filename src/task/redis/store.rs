@@ -10,7 +10,7 @@ use time::OffsetDateTime;
 use crate::state::{Conn, Connector, PrincipalKey, time_to_live_ms};
 use crate::task::error::TaskStoreError;
 use crate::task::id::TaskId;
-use crate::task::record::millis;
+use crate::task::millis::millis;
 use crate::task::redis::script;
 use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 

@@ -1,0 +1,16 @@
+//! Times as the task records and the Redis store keep them: Unix
+//! milliseconds.
+
+use time::OffsetDateTime;
+
+/// `at` in Unix milliseconds.
+pub(crate) fn millis(at: OffsetDateTime) -> i64 {
+    i64::try_from(at.unix_timestamp_nanos() / 1_000_000).unwrap_or(i64::MAX)
+}
+
+/// Unix milliseconds as a time (the epoch when out of range).
+#[cfg(feature = "server")]
+pub(crate) fn from_millis(ms: i64) -> OffsetDateTime {
+    OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms).saturating_mul(1_000_000))
+        .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
