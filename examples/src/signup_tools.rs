@@ -3,7 +3,7 @@
 //! functions in-process.
 
 use mrtr_guard::form::FormError;
-use mrtr_guard::{Field, Form, Reply, Round, RpcError, Stop};
+use mrtr_guard::{Field, Form, Round, RpcError, Stop};
 
 /// The forms, built once.
 pub struct Forms {
@@ -65,13 +65,15 @@ pub fn run_tool(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
     }
 }
 
-/// `ShipOrder`: every outcome handled here, so `form` rather than `require`.
+/// `ShipOrder`: a decline or a cancel answered in the tool's own words.
 pub fn ship_order(round: &mut Round<'_>, forms: &Forms) -> Result<String, Stop> {
-    match round.form("ship", &forms.ship) {
-        Reply::Accepted(answers) => Ok(format!("Shipped as {}.", answers.str("trackingNumber")?)),
-        Reply::Declined | Reply::Cancelled => Ok("Shipping cancelled.".to_owned()),
-        _ => Err(Stop::Ask),
-    }
+    let ship = match round.require("ship", &forms.ship) {
+        Err(Stop::Declined { .. } | Stop::Cancelled { .. }) => {
+            return Ok("Shipping cancelled.".to_owned());
+        }
+        answers => answers?,
+    };
+    Ok(format!("Shipped as {}.", ship.str("trackingNumber")?))
 }
 
 /// `signup`: reads top-down; each `require` either has its answer or stops

@@ -336,6 +336,44 @@ impl Round<'_> {
     }
 }
 
+impl Round<'_> {
+    /// [`once`](Self::once) over an effect that can fail: `Ok(Some(result))`
+    /// when it ran and succeeded, `Ok(None)` when an earlier round ran it,
+    /// and its error when it failed, in which case it counts as not run (a
+    /// later round of the flow runs it again). `?` passes the error on.
+    ///
+    /// ```
+    /// # use mrtr_guard::{Call, Flow, KeyRing, MasterKey, Method, RpcError, StateCodec};
+    /// # use mrtr_guard::wire::{CallParams, ClientCapabilities, RequestMeta};
+    /// # let key = KeyRing::new(MasterKey::from_bytes(&[7; 32])?);
+    /// # let flow = Flow::new(StateCodec::builder("https://mcp.example.com/mcp", key).build()?);
+    /// # let meta = RequestMeta::new("2026-07-28", ClientCapabilities::none());
+    /// # let mut round = flow.round(Call::new(CallParams::new(Method::ToolsCall, "Pay", meta)).with_principal("ada"))?;
+    /// let charge = |fail: bool| move || if fail { Err(RpcError::internal_error_because("card declined")) } else { Ok(42) };
+    /// assert!(round.try_once("charge", charge(true)).is_err()); // failed: not marked as run
+    /// assert_eq!(round.try_once("charge", charge(false))?, Some(42));
+    /// assert_eq!(round.try_once("charge", charge(false))?, None); // ran already
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// The effect's error.
+    pub fn try_once<R, E>(
+        &mut self,
+        name: &str,
+        effect: impl FnOnce() -> Result<R, E>,
+    ) -> Result<Option<R>, E> {
+        match self.once(name, effect).transpose() {
+            Err(error) => {
+                self.ran.remove(name);
+                Err(error)
+            }
+            ran => ran,
+        }
+    }
+}
+
 impl fmt::Debug for Round<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Round")
