@@ -16,7 +16,7 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 use super::binary::{Running, free_addr, wait_listening};
-use super::client::{call, first, is_state_refusal, retry, state_of};
+use super::client::{call, first, is_state_refusal, retry, rpc, state_of, task_meta};
 
 /// The exporter's text, read with one `GET /metrics`.
 async fn scrape(addr: SocketAddr) -> String {
@@ -68,7 +68,37 @@ async fn the_demo_serves_its_counters_when_asked() {
     .await;
     assert!(is_state_refusal(&refused), "{refused}");
 
+    // One task created, then cancelled.
+    let export = |responses: Option<(serde_json::Value, String)>| {
+        let mut params = json!({"name": "export_orders", "arguments": {"format": "csv"},
+                                "_meta": task_meta()});
+        if let Some((answers, state)) = responses {
+            params["inputResponses"] = answers;
+            params["requestState"] = json!(state);
+        }
+        params
+    };
+    let asked = rpc(mcp, "ada", "tools/call", "export_orders", &export(None)).await;
+    let range = json!({"range": {"action": "accept",
+                                 "content": {"from": "2026-01-01", "to": "2026-01-31"}}});
+    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
+    let created = rpc(
+        mcp,
+        "ada",
+        "tools/call",
+        "export_orders",
+        &export(Some((range, state))),
+    )
+    .await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let cancel = json!({"taskId": id, "_meta": task_meta()});
+    rpc(mcp, "ada", "tasks/cancel", &id, &cancel).await;
+
     let text = scrape(metrics).await;
+    let working = r#"mrtr_guard_tasks_total{status="working"}"#;
+    assert_eq!(value(&text, working), Some(1.0), "{text}");
+    let cancelled = r#"mrtr_guard_tasks_total{status="cancelled"}"#;
+    assert_eq!(value(&text, cancelled), Some(1.0), "{text}");
     assert_eq!(value(&text, "mrtr_guard_reasks_total"), Some(1.0), "{text}");
     let completed = r#"mrtr_guard_flows_ended_total{end="completed"}"#;
     assert_eq!(value(&text, completed), Some(1.0), "{text}");
