@@ -55,28 +55,5 @@ fn a_task_whose_instance_dies_while_it_works_fails_within_the_lease() {
     let a = doomed.block_on(on_loopback(shared.service()));
     let rest = tokio::runtime::Runtime::new().unwrap();
     let b = rest.block_on(on_loopback(shared.service()));
-    let id = rest.block_on(async {
-        let (created, _) = create(a, "ada").await;
-        created["result"]["taskId"].as_str().unwrap().to_owned()
-    });
-    doomed.shutdown_background();
-    let started = Instant::now();
-    let failed = rest.block_on(async {
-        loop {
-            let task = get(b, "ada", &id).await["result"].clone();
-            if task["status"] != "working" {
-                return task;
-            }
-            assert!(started.elapsed() < Duration::from_secs(10), "{task}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    });
-    assert_eq!(failed["status"], "failed", "{failed}");
-    assert!(failed["error"]["code"].is_number(), "{failed}");
-    // The lease is 1 s: the task is failed within it, after the instance died.
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
+    dies_mid_work(&rest, doomed, a, b);
 }

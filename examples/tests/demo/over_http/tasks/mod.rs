@@ -146,6 +146,39 @@ impl Shared {
     }
 }
 
+/// Creates a task on `on_doomed`, the instance `doomed` runs, then drops
+/// `doomed` (the task's run dies with it, mid-work) and polls `survivor`:
+/// the task must be failed within 3 s (the instances' lease is 1 s).
+pub(super) fn dies_mid_work(
+    rest: &tokio::runtime::Runtime,
+    doomed: tokio::runtime::Runtime,
+    on_doomed: SocketAddr,
+    survivor: SocketAddr,
+) {
+    let id = rest.block_on(async {
+        let (created, _) = create(on_doomed, "ada").await;
+        created["result"]["taskId"].as_str().unwrap().to_owned()
+    });
+    doomed.shutdown_background();
+    let started = Instant::now();
+    let failed = rest.block_on(async {
+        loop {
+            let task = get(survivor, "ada", &id).await["result"].clone();
+            if task["status"] != "working" {
+                return task;
+            }
+            assert!(started.elapsed() < Duration::from_secs(10), "{task}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert!(failed["error"]["code"].is_number(), "{failed}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+}
 mod inbox;
 mod instances;
 mod lifecycle;

@@ -100,28 +100,7 @@ fn across_instances(url: &str) {
         .build()
         .unwrap();
     let c = doomed.block_on(instance(url, &prefix));
-    let id = rest.block_on(async {
-        let (created, _) = create(c, "ada").await;
-        created["result"]["taskId"].as_str().unwrap().to_owned()
-    });
-    doomed.shutdown_background();
-    let started = Instant::now();
-    let failed = rest.block_on(async {
-        loop {
-            let task = get(b, "ada", &id).await["result"].clone();
-            if task["status"] != "working" {
-                return task;
-            }
-            assert!(started.elapsed() < Duration::from_secs(10), "{task}");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    });
-    assert_eq!(failed["status"], "failed", "{failed}");
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "{:?}",
-        started.elapsed()
-    );
+    dies_mid_work(&rest, doomed, c, b);
 }
 
 #[test]
