@@ -25,6 +25,8 @@ pub struct MemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// When expired records were last dropped: at most once a second.
+    swept: Option<OffsetDateTime>,
     tasks: HashMap<TaskId, Entry>,
     answers: HashMap<[u8; 32], (Vec<u8>, OffsetDateTime)>,
     answer_bytes: usize,
@@ -68,6 +70,13 @@ impl Default for MemoryTaskStore {
 
 impl Inner {
     fn sweep(&mut self, now: OffsetDateTime) {
+        if self
+            .swept
+            .is_some_and(|swept| now - swept < time::Duration::SECOND)
+        {
+            return;
+        }
+        self.swept = Some(now);
         self.tasks.retain(|_, entry| entry.expires_at > now);
         let mut freed = 0usize;
         self.answers.retain(|_, (answer, expires_at)| {
@@ -93,15 +102,13 @@ fn ready<'a, T: Send + 'a>(value: Result<T, TaskStoreError>) -> StoreFuture<'a, 
 impl TaskStore for MemoryTaskStore {
     fn create<'a>(&'a self, task: NewTask<'a>) -> StoreFuture<'a, ()> {
         let mut inner = self.lock();
-        inner.sweep(OffsetDateTime::now_utc());
-        if inner.tasks.len() >= task.limits.total {
+        let now = OffsetDateTime::now_utc();
+        inner.sweep(now);
+        let live = || inner.tasks.values().filter(|entry| entry.expires_at > now);
+        if live().count() >= task.limits.total {
             return ready(Err(TaskStoreError::Full));
         }
-        let owned = inner
-            .tasks
-            .values()
-            .filter(|entry| entry.owner == task.owner)
-            .count();
+        let owned = live().filter(|entry| entry.owner == task.owner).count();
         if owned >= task.limits.per_principal {
             return ready(Err(TaskStoreError::PrincipalFull));
         }

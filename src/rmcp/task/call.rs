@@ -74,7 +74,9 @@ impl TaskHost {
             parts.extensions.insert(noted.clone());
         }
         let state = params.request_state.clone();
-        let response = inner.call_tool(params.clone(), cx.clone()).await;
+        // What creating the task needs, kept only where a task is offered.
+        let offered = (phase == TaskPhase::Offered).then(|| (params.clone(), cx.clone()));
+        let response = inner.call_tool(params, cx).await;
         let response = match response {
             Err(error) if noted.is_noted() => {
                 return match self.recall(state.as_deref()).await {
@@ -83,13 +85,13 @@ impl TaskHost {
                 };
             }
             Ok(CallToolResponse::InputRequired(asked))
-                if phase == TaskPhase::Offered
+                if offered.is_some()
                     && asked
                         .input_requests
                         .as_ref()
                         .is_none_or(|asks| asks.is_empty()) =>
             {
-                let Some(start) = asked.request_state else {
+                let (Some(start), Some((params, cx))) = (asked.request_state, offered) else {
                     return Err(error_data(RpcError::internal_error()));
                 };
                 CallToolResponse::Task(self.start(inner, &params, &cx, start).await?)
