@@ -72,7 +72,7 @@ impl Inner {
     fn sweep(&mut self, now: OffsetDateTime) {
         if self
             .swept
-            .is_some_and(|swept| now - swept < time::Duration::SECOND)
+            .is_some_and(|swept| now.saturating_sub(time::Duration::SECOND) < swept)
         {
             return;
         }
