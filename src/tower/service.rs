@@ -174,13 +174,17 @@ where
     B::Error: Into<Box<dyn Error + Send + Sync>>,
 {
     let headers = &parts.headers;
-    let reading = read(body, headers, config.limits.max_bytes());
-    let bytes = match config.read_timeout {
-        Some(limit) => match tokio::time::timeout(limit, reading).await {
+    let mut reading = std::pin::pin!(read(body, headers, config.limits.max_bytes()));
+    // A body that has arrived with its head (most do) is read without a
+    // timer; the read timeout runs from the first wait.
+    let arrived = std::future::poll_fn(|cx| Poll::Ready(reading.as_mut().poll(cx))).await;
+    let bytes = match (arrived, config.read_timeout) {
+        (Poll::Ready(read), _) => read,
+        (Poll::Pending, Some(limit)) => match tokio::time::timeout(limit, reading).await {
             Ok(read) => read,
             Err(_) => Err(RpcError::body_timeout()),
         },
-        None => reading.await,
+        (Poll::Pending, None) => reading.await,
     }
     .map_err(|error| (Value::Null, error))?;
     let mut value = screen_body(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;

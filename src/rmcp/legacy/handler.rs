@@ -48,16 +48,19 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
                 }
                 context
             };
-            self.rounds(request, context, |params, cx| {
+            // Boxed, as every path below: rmcp moves the call's future
+            // whole when it spawns it, so each path's own state costs every
+            // call a copy of it unless it lives on the heap.
+            Box::pin(self.rounds(request, context, |params, cx| {
                 self.inner().call_tool(params, cx)
-            })
+            }))
             .await
         } else {
             #[cfg(feature = "server")]
             if let Some(tasks) = self.tasks() {
-                return tasks.call_tool(self.shared_inner(), request, context).await;
+                return Box::pin(tasks.call_tool(self.shared_inner(), request, context)).await;
             }
-            self.inner().call_tool(request, context).await
+            Box::pin(self.inner().call_tool(request, context)).await
         }
     }
 
@@ -67,12 +70,12 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         if from_legacy_session(&context) {
-            self.rounds(request, context, |params, cx| {
+            Box::pin(self.rounds(request, context, |params, cx| {
                 self.inner().get_prompt(params, cx)
-            })
+            }))
             .await
         } else {
-            self.inner().get_prompt(request, context).await
+            Box::pin(self.inner().get_prompt(request, context)).await
         }
     }
 
@@ -82,12 +85,12 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if from_legacy_session(&context) {
-            self.rounds(request, context, |params, cx| {
+            Box::pin(self.rounds(request, context, |params, cx| {
                 self.inner().read_resource(params, cx)
-            })
+            }))
             .await
         } else {
-            self.inner().read_resource(request, context).await
+            Box::pin(self.inner().read_resource(request, context)).await
         }
     }
 
