@@ -29,6 +29,8 @@ async fn a_task_created_on_one_instance_is_polled_and_answered_on_another() {
         assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
     }
     let done = settled(b, "ada", &id).await;
+    // Resumed twice, the second run would find its state used (the
+    // shared guard refuses it) and fail the task: completed means once.
     assert_eq!(done["status"], "completed", "{done}");
     let text = done["result"]["content"][0]["text"]
         .as_str()

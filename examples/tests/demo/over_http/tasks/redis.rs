@@ -87,6 +87,8 @@ fn across_instances(url: &str) {
             assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
         }
         let done = settled(a, "ada", &id).await;
+        // Resumed twice, the second run would find its state used (the
+        // shared guard refuses it) and fail the task: completed means once.
         assert_eq!(done["status"], "completed", "{done}");
         assert_eq!(settled(b, "ada", &id).await, done);
         // Another principal, on either instance, finds no such task.
