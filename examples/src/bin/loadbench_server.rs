@@ -9,7 +9,13 @@
 //!   `MRTR_GUARD_REDIS_URL` names (built with `--features redis`; without
 //!   the variable the tool answers that it has no guard);
 //! - `ShipOrderRmcp`: the same tool on `rmcp`'s own `request-state` feature
-//!   (`RequestStateCodec`, as `examples/tests/demo/rmcp_adapter/macros.rs` writes it).
+//!   (`RequestStateCodec`, as `examples/tests/demo/rmcp_adapter/macros.rs` writes it);
+//! - `ParkTask`: a task tool (`TaskSupport::Required`) that begins its task
+//!   at once and parks one question (`go`, one boolean) on it: the task
+//!   waits at `input_required` for `tasks/update`, then completes. Its tasks
+//!   live in the server's memory at `/mcp`, and, where
+//!   `MRTR_GUARD_REDIS_URL` is set, in Redis at `/redis/mcp` (the same
+//!   handler on a second `McpServer`, whose task store is Redis).
 //!
 //! ```text
 //! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --port 9000
@@ -17,7 +23,10 @@
 //! ```
 //!
 //! `--no-screen` serves the same handler without `ScreenLayer`, to measure
-//! what the layer costs (bench only: a real server keeps it).
+//! what the layer costs (bench only: a real server keeps it; no tasks).
+//! The task caps are raised for the bench, and a task lives a minute, or
+//! `--task-ttl SECONDS` (`scripts/loadbench` sets it from its workloads'
+//! length), so that the tasks one pass mints are gone by the next.
 //!
 //! `MRTR_GUARD_KEY` (base64) is the master key of both mrtr-guard codecs,
 //! `MRTR_GUARD_AUDIENCE` is the URL states are bound to
@@ -27,9 +36,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mrtr_guard::rmcp::{McpServer, RmcpFlow, ToolCall, ToolResponse, tool_response};
+use mrtr_guard::rmcp::{
+    McpServer, McpServerBuilder, RmcpFlow, TaskSupport, ToolCall, ToolResponse, tool_response,
+};
 use mrtr_guard::state::CodecBuilder;
-use mrtr_guard::{Flow, Form, FormFields, KeyRing, Mode, StateCodec};
+use mrtr_guard::{Field, Flow, Form, FormFields, KeyRing, Mode, Round, StateCodec, Stop};
 use mrtr_guard_examples::serve;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::tool::{InputResponses, RequestState};
@@ -44,6 +55,16 @@ use rmcp::{ErrorData, ServerHandler, tool, tool_handler, tool_router};
 use serde::Deserialize;
 
 const MESSAGE: &str = "Where should we ship the order?";
+
+/// Where the tasks kept in Redis are served.
+const REDIS_PATH: &str = "/redis/mcp";
+
+/// The tasks a store holds, for one principal and in all: far more than a
+/// pass mints.
+const TASKS: usize = 1_000_000;
+
+/// How long a task lives without `--task-ttl`.
+const TASK_TTL: Duration = Duration::from_secs(60);
 
 /// The form, on mrtr-guard.
 #[derive(Deserialize, FormFields)]
@@ -66,6 +87,7 @@ struct Bench {
     signed: RmcpFlow,
     redis: Option<RmcpFlow>,
     ship: Form,
+    go: Form,
     rmcp: Arc<RequestStateCodec>,
     tool_router: ToolRouter<Self>,
 }
@@ -100,6 +122,15 @@ impl Bench {
             return Err(ErrorData::invalid_request(error, None));
         };
         ship(flow, &self.ship, call).await
+    }
+
+    /// Park a task: begins a task at once and asks, inside it, whether to
+    /// go on; completes with the answer.
+    #[tool(name = "ParkTask")]
+    async fn park_task(&self, call: ToolCall) -> ToolResponse {
+        let mut round = self.sealed.round(call).await?;
+        let result = park(&mut round, &self.go);
+        tool_response(round, result)
     }
 
     /// Ship an order: asks for the tracking number (`rmcp`'s `request-state`).
@@ -152,6 +183,13 @@ async fn ship(flow: &RmcpFlow, form: &Form, call: ToolCall) -> ToolResponse {
     tool_response(round, shipped.map(|number| format!("Shipped as {number}.")))
 }
 
+/// `ParkTask`'s round: the task, then the one question parked on it.
+fn park(round: &mut Round<'_>, go: &Form) -> Result<String, Stop> {
+    round.task()?;
+    let went = round.require("go", go)?.bool("go")?;
+    Ok(if went { "Went on." } else { "Stopped." }.to_owned())
+}
+
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Bench {
     fn get_info(&self) -> ServerConfig {
@@ -191,13 +229,18 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     let ship = Form::of::<Shipping>(MESSAGE)
         .build()
         .map_err(|error| format!("the form does not build: {error}"))?;
+    let go = Form::builder("Go on?")
+        .field(Field::boolean("go").required())
+        .build()
+        .map_err(|error| format!("the form does not build: {error}"))?;
     let rmcp = Arc::new(RequestStateCodec::try_new(rand_key()?)?);
     let bench = |sealed| Bench {
         sealed,
-        signed,
-        redis,
-        ship,
-        rmcp,
+        signed: signed.clone(),
+        redis: redis.clone(),
+        ship: ship.clone(),
+        go: go.clone(),
+        rmcp: Arc::clone(&rmcp),
         tool_router: Bench::tool_router(),
     };
     let app = if std::env::args().any(|arg| arg == "--no-screen") {
@@ -215,13 +258,35 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
         axum::Router::new().route_service("/mcp", service)
     } else {
-        let service = McpServer::builder(sealed)
-            .anonymous()
-            .legacy(false)
-            .build(bench)?;
-        serve::router(service)
+        let ttl = task_ttl()?;
+        let tasks = |builder: McpServerBuilder| {
+            builder
+                .anonymous()
+                .legacy(false)
+                .task_tool("ParkTask", TaskSupport::Required)
+                .task_limits(TASKS, TASKS)
+                .task_ttl(ttl)
+        };
+        let mut app = serve::router(tasks(McpServer::builder(sealed)).build(bench)?);
+        if let Some(store) = serve::task_store().await? {
+            let flow = Flow::new(serve::build_codec(codec(Mode::Sealed)?.allow_anonymous())?);
+            let service = tasks(McpServer::builder(flow)).task_store(store);
+            app = app.route_service(REDIS_PATH, service.build(bench)?);
+        }
+        app
     };
     serve::serve_app(port, app).await
+}
+
+/// How long a task lives: `--task-ttl SECONDS`, else [`TASK_TTL`].
+fn task_ttl() -> Result<Duration, Box<dyn std::error::Error>> {
+    let mut args = std::env::args()
+        .skip_while(|arg| arg != "--task-ttl")
+        .skip(1);
+    match args.next() {
+        Some(seconds) => Ok(Duration::from_secs(seconds.parse()?)),
+        None => Ok(TASK_TTL),
+    }
 }
 
 /// A fresh key for `rmcp`'s codec (its states need not outlive the process).
