@@ -3,8 +3,9 @@
 --   wrk -t1 -cN -dDs --latency -s scripts/loadbench.lua URL -- WORKLOAD [FILE [TOOL]]
 --
 -- TOOL is the ShipOrder tool the round workloads call (default `ShipOrder`;
--- the bench server also has `ShipOrderSigned` and `ShipOrderRmcp`); FILE `-`
--- means none. WORKLOAD:
+-- the bench server also has `ShipOrderSigned` and `ShipOrderRmcp`), or the
+-- task tool (`ParkTask`) the task workloads call; FILE `-` means none.
+-- Requests go to URL's path. WORKLOAD:
 --   plain         `ping`, a tool with no round (the baseline)
 --   round1        ShipOrder round 1: the call, answered with a form and a state
 --   mint          round 1, appending each answer's state to FILE (not timed)
@@ -15,6 +16,12 @@
 --   signup        the signup team path end to end: each answer's state is
 --                 queued and sent back with the next round's answer, so
 --                 every connection carries rounds of many flows
+--   task-mint     TOOL called declaring the Tasks extension, appending each
+--                 created task's id to FILE (not timed)
+--   task-get      `tasks/get` of FILE's first task, parked at input_required
+--   task-update   `tasks/update`, each request answering `go-1` of the next
+--                 of FILE's tasks (which resumes it); the thread stops when
+--                 they run out, as in round2-fresh
 --
 -- Every response is checked: `ok` counts the expected answers, `bad` the
 -- rest (a refused state, an error). done() prints one line,
@@ -39,6 +46,14 @@ end
 local META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
   .. '"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}'
 
+-- `_meta` of a request that declares the Tasks extension.
+local TASK_META = '"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",'
+  .. '"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},'
+  .. '"extensions":{"io.modelcontextprotocol/tasks":{}}}}'
+
+-- The answer to ParkTask's question, under its key in the task.
+local GO = '{"go-1":{"action":"accept","content":{"go":true}}}'
+
 local ANSWERS = {
   ship = '{"ship":{"action":"accept","content":{"trackingNumber":"1Z999AA10123456784"}}}',
   account = '{"account":{"action":"accept","content":{"email":"ada@example.com","plan":"team"}}}',
@@ -46,23 +61,43 @@ local ANSWERS = {
   confirm = '{"confirm":{"action":"accept","content":{}}}',
 }
 
--- One tools/call of `tool`, as the README's curl sends it.
-local function call(id, tool, state, asked)
-  local params = '{"name":"' .. tool .. '","arguments":{}'
-  if state then
-    params = params .. ',"inputResponses":' .. ANSWERS[asked] .. ',"requestState":"' .. state .. '"'
-  end
-  local body = '{"jsonrpc":"2.0","id":' .. id .. ',"method":"tools/call","params":'
-    .. params .. ',' .. META .. '}}'
+-- One JSON-RPC request `method` (its `Mcp-Name` header `name`) whose params
+-- are the members `params` (no braces), to URL's path.
+local function rpc(id, method, name, params)
+  local body = '{"jsonrpc":"2.0","id":' .. id .. ',"method":"' .. method .. '","params":{'
+    .. params .. '}}'
   local headers = {
     ["Content-Type"] = "application/json",
     ["Accept"] = "application/json, text/event-stream",
     ["MCP-Protocol-Version"] = "2026-07-28",
-    ["Mcp-Method"] = "tools/call",
-    ["Mcp-Name"] = tool,
+    ["Mcp-Method"] = method,
+    ["Mcp-Name"] = name,
     ["Authorization"] = "Bearer ada",
   }
-  return wrk.format("POST", "/mcp", headers, body)
+  return wrk.format("POST", wrk.path, headers, body)
+end
+
+-- One tools/call of `tool`, as the README's curl sends it.
+local function call(id, tool, state, asked)
+  local params = '"name":"' .. tool .. '","arguments":{}'
+  if state then
+    params = params .. ',"inputResponses":' .. ANSWERS[asked] .. ',"requestState":"' .. state .. '"'
+  end
+  return rpc(id, "tools/call", tool, params .. ',' .. META)
+end
+
+-- A tools/call of `tool` that declares the Tasks extension.
+local function task_call(id, tool)
+  return rpc(id, "tools/call", tool, '"name":"' .. tool .. '","arguments":{},' .. TASK_META)
+end
+
+local function task_get(id, task)
+  return rpc(id, "tasks/get", task, '"taskId":"' .. task .. '",' .. TASK_META)
+end
+
+local function task_update(id, task)
+  return rpc(id, "tasks/update", task,
+    '"taskId":"' .. task .. '","inputResponses":' .. GO .. ',' .. TASK_META)
 end
 
 local function read_states(path)
@@ -165,6 +200,17 @@ function init(args)
     states = read_states(file_arg)
     next_state = 1
     expect = "Shipped as 1Z999AA10123456784."
+  elseif workload == "task-mint" then
+    fixed = task_call(1, tool)
+    mint_file = assert(io.open(file_arg, "a"), "cannot write " .. tostring(file_arg))
+    mint_file:setvbuf("line")
+  elseif workload == "task-get" then
+    fixed = task_get(3, read_states(file_arg)[1])
+    expect = '"status":"input_required"'
+  elseif workload == "task-update" then
+    states = read_states(file_arg)
+    next_state = 1
+    expect = '"result":{"resultType":"complete"}'
   elseif workload ~= "signup" then
     error("unknown workload " .. tostring(workload))
   end
@@ -183,6 +229,9 @@ function request()
       -- counted, nor are the few calls still in flight then).
       return call(1, "ping")
     end
+    if workload == "task-update" then
+      return task_update(4, state)
+    end
     return call(2, tool, state, "ship")
   end
   return fixed
@@ -200,6 +249,14 @@ function response(status, headers, body)
     refused(body)
   elseif expect then
     if body:find(expect, 1, true) then ok = ok + 1 else refused(body) end
+  elseif workload == "task-mint" then
+    local task = body:match('"taskId":"([%w_%-]+)"')
+    if task and body:find('"resultType":"task"', 1, true) then
+      ok = ok + 1
+      mint_file:write(task, "\n")
+    else
+      refused(body)
+    end
   else
     local state = state_of(body)
     if state and body:find('"resultType":"input_required"', 1, true) then
