@@ -20,14 +20,26 @@ use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
 
 /// One `tools/call` of `tool` by `user`, as the README's curl sends it, and
-/// the JSON-RPC answer.
+/// the JSON-RPC answer (of an HTTP 200).
 pub async fn call(addr: SocketAddr, user: &str, tool: &str, params: &Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    json_body(&exchange(addr, user, "tools/call", tool, params).await)
+}
+
+/// One JSON-RPC request `method` with `params` by `user`, its `Mcp-Name`
+/// header `name`, and the raw HTTP/1.1 response.
+async fn exchange(
+    addr: SocketAddr,
+    user: &str,
+    method: &str,
+    name: &str,
+    params: &Value,
+) -> Vec<u8> {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
     let body = body.to_string();
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: tools/call\r\nMcp-Name: {tool}\r\nAuthorization: Bearer {user}\r\n\
+         Mcp-Method: {method}\r\nMcp-Name: {name}\r\nAuthorization: Bearer {user}\r\n\
          Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
@@ -35,7 +47,7 @@ pub async fn call(addr: SocketAddr, user: &str, tool: &str, params: &Value) -> V
     stream.write_all(request.as_bytes()).await.unwrap();
     let mut response = Vec::new();
     stream.read_to_end(&mut response).await.unwrap();
-    json_body(&response)
+    response
 }
 
 /// The JSON body of an HTTP/1.1 response read to its end.
@@ -108,21 +120,9 @@ pub fn text_of(answer: &Value) -> Option<&str> {
 }
 
 /// One JSON-RPC request `method` with `params` by `user`, its `Mcp-Name`
-/// header `name`, and the answer.
+/// header `name`, and the answer, whatever the HTTP status.
 pub async fn rpc(addr: SocketAddr, user: &str, method: &str, name: &str, params: &Value) -> Value {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let body = body.to_string();
-    let request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: {method}\r\nMcp-Name: {name}\r\nAuthorization: Bearer {user}\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.unwrap();
+    let response = exchange(addr, user, method, name, params).await;
     let split = response
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
