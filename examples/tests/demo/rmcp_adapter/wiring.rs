@@ -28,8 +28,8 @@ use http::{Request, StatusCode};
 use http_body::{Body, Frame};
 use http_body_util::BodyExt;
 use mrtr_guard::rmcp::{
-    BoundArgs, McpServer, McpService, RmcpFlow, ServerConfigError, ToolCall, ToolResponse,
-    tool_response,
+    BoundArgs, McpServer, McpServerBuilder, McpService, RmcpFlow, ServerConfigError, ToolCall,
+    ToolResponse, tool_response,
 };
 use mrtr_guard::{Flow, Form, KeyRing, MasterKey, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -411,6 +411,21 @@ fn configurations_that_cannot_work_are_refused() {
             .build(handler),
     );
     assert_eq!(zero_limit, ServerConfigError::ZeroLimit);
+    // Task settings that would fail every task: no room, no life, a lease
+    // shorter than the runs' renewal.
+    let task_settings: [fn(McpServerBuilder) -> McpServerBuilder; 4] = [
+        |b| b.task_limits(0, 10),
+        |b| b.task_ttl(Duration::ZERO),
+        |b| b.task_poll_interval(Duration::ZERO),
+        |b| b.task_lease(Duration::from_millis(500)),
+    ];
+    for settings in task_settings {
+        let builder = settings(McpServer::builder(Flow::new(codec(true))).anonymous());
+        assert_eq!(
+            refused(builder.build(handler)),
+            ServerConfigError::ZeroLimit
+        );
+    }
 }
 
 /// Each refusal says what to change, word for word.
