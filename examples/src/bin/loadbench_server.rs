@@ -1,6 +1,6 @@
 //! The server `scripts/loadbench` measures (bench only, not the demo): one
-//! `rmcp` handler behind one stateless Streamable HTTP service and
-//! `ScreenLayer`, serving in one process
+//! `rmcp` handler behind `McpServer` (stateless, which mounts `ScreenLayer`),
+//! serving in one process
 //!
 //! - `ping`: a tool with no round, the baseline;
 //! - `ShipOrder`: the README's tool on mrtr-guard, sealed states;
@@ -19,11 +19,17 @@
 //!
 //! ```text
 //! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --port 9000
-//! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --no-screen
+//! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --port 9000 --bare-port 9001
 //! ```
 //!
-//! `--no-screen` serves the same handler without `ScreenLayer`, to measure
-//! what the layer costs (bench only: a real server keeps it; no tasks).
+//! `--bare-port PORT` also serves the same handler, in the same process,
+//! at `http://127.0.0.1:PORT/mcp` on bare `rmcp`: its stateless Streamable
+//! HTTP service alone, as an `rmcp` server without mrtr-guard mounts it (no
+//! `McpServer`, no `ScreenLayer`, no tasks). There `ping` and
+//! `ShipOrderRmcp` work as on `/mcp` (one `rmcp` codec serves both ports);
+//! the mrtr-guard tools refuse every call (their rounds need the layer,
+//! which keeps the arguments they bind). Bench only: a real server keeps
+//! the layer.
 //! The task caps are raised for the bench, and a task lives a minute, or
 //! `--task-ttl SECONDS` (`scripts/loadbench` sets it from its workloads'
 //! length), so that the tasks one pass mints are gone by the next.
@@ -243,50 +249,71 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         rmcp: Arc::clone(&rmcp),
         tool_router: Bench::tool_router(),
     };
-    let app = if std::env::args().any(|arg| arg == "--no-screen") {
-        // Only to measure what the layer costs on `ping`: rmcp's service as
-        // the builder mounts it, without `ScreenLayer` (rounds need the
-        // layer: without it their arguments are unbound and refused).
-        let bench = bench(RmcpFlow::anonymous(sealed));
-        let config = StreamableHttpServerConfig::default()
-            .with_legacy_session_mode(false)
-            .with_json_response(true);
-        let service = StreamableHttpService::new(
-            move || Ok(bench.clone()),
-            Arc::new(NeverSessionManager::default()),
-            config,
-        );
-        axum::Router::new().route_service("/mcp", service)
-    } else {
-        let ttl = task_ttl()?;
-        let tasks = |builder: McpServerBuilder| {
-            builder
-                .anonymous()
-                .legacy(false)
-                .task_tool("ParkTask", TaskSupport::Required)
-                .task_limits(TASKS, TASKS)
-                .task_ttl(ttl)
-        };
-        let mut app = serve::router(tasks(McpServer::builder(sealed)).build(bench)?);
-        if let Some(store) = serve::task_store().await? {
-            let flow = Flow::new(serve::build_codec(codec(Mode::Sealed)?.allow_anonymous())?);
-            let service = tasks(McpServer::builder(flow)).task_store(store);
-            app = app.route_service(REDIS_PATH, service.build(bench)?);
-        }
-        app
+    let ttl = task_ttl()?;
+    let tasks = |builder: McpServerBuilder| {
+        builder
+            .anonymous()
+            .legacy(false)
+            .task_tool("ParkTask", TaskSupport::Required)
+            .task_limits(TASKS, TASKS)
+            .task_ttl(ttl)
     };
-    serve::serve_app(port, app).await
+    let mut handler = None;
+    let service = tasks(McpServer::builder(sealed)).build(|flow| {
+        let screened = bench(flow);
+        handler = Some(screened.clone());
+        screened
+    })?;
+    let mut app = serve::router(service);
+    if let Some(store) = serve::task_store().await? {
+        let flow = Flow::new(serve::build_codec(codec(Mode::Sealed)?.allow_anonymous())?);
+        let service = tasks(McpServer::builder(flow)).task_store(store);
+        app = app.route_service(REDIS_PATH, service.build(bench)?);
+    }
+    match bare_port()? {
+        Some(bare) => {
+            let handler = handler.ok_or("McpServer did not build the handler")?;
+            tokio::try_join!(serve::serve_app(port, app), serve_bare(bare, handler))?;
+            Ok(())
+        }
+        None => serve::serve_app(port, app).await,
+    }
+}
+
+/// Serves `handler` on bare `rmcp` at `http://127.0.0.1:{port}/mcp`: its
+/// stateless Streamable HTTP service with JSON responses, as `McpServer`
+/// configures it, without `McpServer` around it.
+async fn serve_bare(port: u16, handler: Bench) -> Result<(), Box<dyn std::error::Error>> {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true);
+    let service = StreamableHttpService::new(
+        move || Ok(handler.clone()),
+        Arc::new(NeverSessionManager::default()),
+        config,
+    );
+    serve::serve_app(port, axum::Router::new().route_service("/mcp", service)).await
+}
+
+/// The port from `--bare-port PORT`, if any.
+fn bare_port() -> Result<Option<u16>, Box<dyn std::error::Error>> {
+    match flag("--bare-port") {
+        Some(port) => Ok(Some(port.parse()?)),
+        None => Ok(None),
+    }
 }
 
 /// How long a task lives: `--task-ttl SECONDS`, else [`TASK_TTL`].
 fn task_ttl() -> Result<Duration, Box<dyn std::error::Error>> {
-    let mut args = std::env::args()
-        .skip_while(|arg| arg != "--task-ttl")
-        .skip(1);
-    match args.next() {
+    match flag("--task-ttl") {
         Some(seconds) => Ok(Duration::from_secs(seconds.parse()?)),
         None => Ok(TASK_TTL),
     }
+}
+
+/// The value after `name` on the command line, if any.
+fn flag(name: &str) -> Option<String> {
+    std::env::args().skip_while(|arg| arg != name).nth(1)
 }
 
 /// A fresh key for `rmcp`'s codec (its states need not outlive the process).
