@@ -85,7 +85,8 @@
 //! modules, each built only on those before it:
 //!
 //! 1. [`json`], the input floor: the strict parser for untrusted bytes
-//!    ([`json::parse_strict`], [`json::Limits`]), canonical JSON and the
+//!    ([`json::parse_strict`], [`json::check_strict`] that refuses the same
+//!    without building a tree, [`json::Limits`]), canonical JSON and the
 //!    digest a token binds JSON with ([`json::JsonDigest`]);
 //! 2. [`wire`], the protocol's words: the MCP 2026-07-28 types, [`Method`],
 //!    [`RpcError`], the Streamable HTTP header checks ([`wire::check_headers`]);

@@ -4,14 +4,17 @@
 //!
 //! - [`parse_strict`] and its [`Limits`] refuse what two parsers could read
 //!   differently (duplicate keys, lone surrogates, numbers beyond a double,
-//!   trailing data) and bound size and depth ([`JsonError`] says which).
+//!   trailing data) and bound size and depth ([`JsonError`] says which);
+//!   [`check_strict`] refuses the same bytes without building a value.
 //! - `canonical` writes RFC 8785 (JCS) with exact integers, for digests (the
 //!   state's test vectors print it, so the module is visible to the crate).
 //! - [`JsonDigest`] is SHA-256 over that canonical form.
 
 pub(crate) mod canonical;
 mod digest;
+mod scan;
 mod strict;
 
 pub use digest::JsonDigest;
+pub use scan::check_strict;
 pub use strict::{JsonError, Limits, parse_strict};

@@ -2,7 +2,8 @@
 //!
 //! Each case is raw bytes, parsed with `parse_strict` (default limits unless
 //! stated) and, when that succeeds, validated against one form (`case`).
-//! One file of cases per rule; the tests are `outcomes`.
+//! One file of cases per rule; the tests are `outcomes`, and `differential`
+//! (the screen's pass without a tree refuses them as the parse does).
 
 #![allow(
     clippy::panic,
@@ -13,6 +14,7 @@
 
 mod case;
 mod choices;
+mod differential;
 mod envelope;
 mod outcomes;
 mod strict_json;
