@@ -11,9 +11,11 @@
 //!   refused beyond it with HTTP 413 and [`RpcError::body_too_large`]
 //!   (`-32600`), without reading the rest when `Content-Length` already says
 //!   so;
-//! - parsed strictly ([`screen_body`]): duplicate keys, lone surrogates,
-//!   trailing data, nesting deeper than [`Limits::max_depth`], invalid UTF-8
-//!   are refused with HTTP 400 and [`RpcError::parse_error`] (`-32700`);
+//! - checked strictly, as [`screen_body`] parses (duplicate keys, lone
+//!   surrogates, trailing data, nesting deeper than [`Limits::max_depth`],
+//!   invalid UTF-8 are refused with HTTP 400 and [`RpcError::parse_error`],
+//!   `-32700`), in one pass that builds no tree ([`check_strict`]): only the
+//!   members the checks below read are decoded;
 //! - for `tools/call`, `prompts/get` and `resources/read`, checked for
 //!   retry fields `rmcp`'s types would misread: a `requestState` that is
 //!   not a string (`null` included) gets
@@ -62,11 +64,13 @@
 //! [`RpcError::invalid_request_state`]: crate::wire::RpcError::invalid_request_state
 //! [`RpcError::invalid_input_responses`]: crate::wire::RpcError::invalid_input_responses
 //! [`screen_body`]: crate::wire::screen_body
+//! [`check_strict`]: crate::json::check_strict
 //! [`HeaderCheck`]: crate::wire::HeaderCheck
 
 // The layer and its settings, the service it makes (request screening), and
 // the response rewrite that puts forms' fields back in declared order.
 pub(crate) mod layer;
+mod members;
 pub(crate) mod order;
 pub(crate) mod service;
 

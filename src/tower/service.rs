@@ -18,10 +18,11 @@ use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
 use serde_json::{Map, Value, json};
 use tower_service::Service;
 
+use super::members::Members;
 use super::order::in_declared_order;
 use crate::json::Limits;
 use crate::wire::Method;
-use crate::wire::{HeaderCheck, RpcError, retry_fields, screen_body};
+use crate::wire::{HeaderCheck, RpcError, retry_fields};
 
 /// The body a screened service receives, and the body of its responses:
 /// the buffered, screened bytes or a refusal ([`Either::Left`]), or the
@@ -187,39 +188,38 @@ where
         (Poll::Pending, None) => reading.await,
     }
     .map_err(|error| (Value::Null, error))?;
-    let mut value = screen_body(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
-    let id = || value.get("id").cloned().unwrap_or(Value::Null);
+    let body = Members::scan(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
     let mut kept = None;
-    if let Some((method, params)) = retry_params(&value) {
-        let retry = retry_fields(params).map_err(|error| (id(), error))?;
+    if let Some(method) = body.call_method() {
+        let retry = body.retry_fields();
+        let retry = retry_fields(&retry).map_err(|error| (body.id(), error))?;
         // A retry speaks 2026-07-28, in its headers and its `_meta`, and
         // its headers say what its body says: a gateway that routes,
         // authorises or audits by them sees the round with the side effect.
         if retry.is_retry() {
             HeaderCheck::default()
-                .check(header_pairs(headers), &value)
-                .map_err(|error| (id(), error))?;
+                .check(header_pairs(headers), &body.for_header_check())
+                .map_err(|error| (body.id(), error))?;
         }
         if let Some(authenticated) = &config.authenticated
             && !authenticated(parts)
         {
             log_unauthenticated();
-            return Err((id(), RpcError::unauthenticated()));
+            return Err((body.id(), RpcError::unauthenticated()));
         }
-        if let Some(Value::String(target)) = params.get(method.target_key()) {
-            kept = Some((method, target.clone()));
+        if let Some(target) = body.target(method) {
+            kept = Some((method, target));
         }
     }
     if let Some(check) = &config.headers {
         check
-            .check(header_pairs(headers), &value)
-            .map_err(|error| (id(), error))?;
+            .check(header_pairs(headers), &body.for_header_check())
+            .map_err(|error| (body.id(), error))?;
     }
-    // Every check has read the body: its arguments move into the extension.
     let raw = kept.map(|(method, target)| RawArguments {
         method,
         target,
-        arguments: take_arguments(&mut value).map(Arc::new),
+        arguments: body.arguments().map(Arc::new),
     });
     Ok((bytes, raw))
 }
@@ -234,15 +234,6 @@ fn header_pairs(headers: &HeaderMap) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
-/// The `params.arguments` object of a screened body, taken out of it.
-fn take_arguments(body: &mut Value) -> Option<Map<String, Value>> {
-    let params = body.get_mut("params")?.as_object_mut()?;
-    match params.remove("arguments")? {
-        Value::Object(arguments) => Some(arguments),
-        _ => None,
-    }
-}
-
 #[cfg(feature = "tracing")]
 fn log_unauthenticated() {
     tracing::warn!(
@@ -253,14 +244,6 @@ fn log_unauthenticated() {
 
 #[cfg(not(feature = "tracing"))]
 fn log_unauthenticated() {}
-
-/// The params of a `tools/call`, `prompts/get` or `resources/read` (the
-/// calls that carry `requestState` and `inputResponses`).
-fn retry_params(body: &Value) -> Option<(Method, &Map<String, Value>)> {
-    let method = body.get("method").and_then(Value::as_str)?;
-    let method = Method::from_name(method)?;
-    Some((method, body.get("params").and_then(Value::as_object)?))
-}
 
 /// The whole body, if it fits in `max` bytes.
 async fn read<B>(body: B, headers: &HeaderMap, max: usize) -> Result<Bytes, RpcError>

@@ -195,6 +195,40 @@ fn excessive_depth_is_a_parse_error() {
 }
 
 #[test]
+fn hostile_json_anywhere_in_a_call_is_a_parse_error() {
+    // The screen reads only some members of a body; every other byte is
+    // checked as strictly: the id, the arguments, an answer, `_meta`, a
+    // member no one reads, the envelope's own.
+    let fragments = [
+        r#"{"a":1,"a":2}"#,
+        r#"{"a":1,"\u0061":2}"#,
+        r#""\ud800""#,
+        "1e400",
+        "\"\u{1}\"",
+        "[1,]",
+        "01",
+    ];
+    let places = [
+        r#"{"jsonrpc":"2.0","id":F,"method":"tools/call","params":{"name":"t"}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"x":F}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"s","inputResponses":{"k":{"action":"accept","content":{"x":F}}}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"x":F}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","unread":F}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"unread":F}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"notifications/x","params":{"deep":[F]}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":F}}"#,
+    ];
+    for place in places {
+        for fragment in fragments {
+            let body: &'static str = Box::leak(place.replace('F', fragment).into_boxed_str());
+            let recorder = Recorder::default();
+            let reply = send(&ScreenLayer::new(), &recorder, post(body));
+            refused(&reply, &recorder, 400, -32700, &Value::Null);
+        }
+    }
+}
+
+#[test]
 fn oversize_is_413_whether_declared_or_streamed() {
     let layer = ScreenLayer::new().with_limits(Limits::default().with_max_bytes(64));
     let big = format!(
