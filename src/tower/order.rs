@@ -15,6 +15,7 @@ use http_body_util::{BodyExt, Either, Full, Limited};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
+use memchr::memmem::Finder;
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
@@ -86,10 +87,10 @@ const SCHEMA_PATH: [&str; 5] = ["result", "inputRequests", "*", "params", "reque
 /// each named ask's `requestedSchema.properties` in the hinted order; `None`
 /// for any other body (leave it as it is).
 fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
-    let key = order_hint_key()?;
-    if !mentions(body, key) {
+    if !mentions_hint(body) {
         return None;
     }
+    let key = order_hint_key()?;
     let mut reply: Value = serde_json::from_slice(body).ok()?;
     let result = reply.get_mut("result")?.as_object_mut()?;
     let meta = result.get_mut("_meta")?.as_object_mut()?;
@@ -107,10 +108,14 @@ fn apply_property_order(body: &[u8]) -> Option<Vec<u8>> {
     serde_json::to_vec(&step).ok()
 }
 
-/// Whether `body` holds `key` (the order hint key): a JSON body is UTF-8
-/// text, and `str`'s substring search skips through it.
-fn mentions(body: &[u8], key: &str) -> bool {
-    std::str::from_utf8(body).is_ok_and(|text| text.contains(key))
+/// Whether `body` holds the order hint key ([`order_hint_key`]), with a
+/// searcher built once.
+fn mentions_hint(body: &[u8]) -> bool {
+    static FINDER: OnceLock<Option<Finder<'static>>> = OnceLock::new();
+    FINDER
+        .get_or_init(|| order_hint_key().map(|key| Finder::new(key.as_bytes())))
+        .as_ref()
+        .is_some_and(|finder| finder.find(body).is_some())
 }
 
 /// `value`, with the member `path` names (`"*"`: every member, whose name
