@@ -54,31 +54,38 @@ impl TaskHost {
         mut cx: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let support = self.settings.tools.get(params.name.as_ref()).copied();
-        let declared = cx
-            .meta
-            .client_capabilities()
-            .is_some_and(|capabilities| capabilities.supports_tasks());
-        let phase = match (support, declared) {
-            (None, _) => TaskPhase::NotDeclared,
-            (Some(TaskSupport::Required), false) => {
-                return Err(ErrorData::missing_required_client_capability(
-                    ClientCapabilities::builder().enable_tasks().build(),
-                ));
-            }
-            (Some(_), true) => TaskPhase::Offered,
-            (Some(_), false) => TaskPhase::Synchronous,
+        // The client's capabilities are read only for a task tool.
+        let declared = || {
+            cx.meta
+                .client_capabilities()
+                .is_some_and(|capabilities| capabilities.supports_tasks())
         };
-        let noted = ReplayNoted::default();
+        let phase = match support {
+            None => TaskPhase::NotDeclared,
+            Some(support) => match (support, declared()) {
+                (TaskSupport::Required, false) => {
+                    return Err(ErrorData::missing_required_client_capability(
+                        ClientCapabilities::builder().enable_tasks().build(),
+                    ));
+                }
+                (_, true) => TaskPhase::Offered,
+                (_, false) => TaskPhase::Synchronous,
+            },
+        };
+        // A replay is noted, and an answer remembered, only under a guard.
+        let noted = self.guarded.then(ReplayNoted::default);
         if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
             parts.extensions.insert(TaskOffer(phase));
-            parts.extensions.insert(noted.clone());
+            if let Some(noted) = &noted {
+                parts.extensions.insert(noted.clone());
+            }
         }
-        let state = params.request_state.clone();
+        let state = noted.as_ref().and(params.request_state.clone());
         // What creating the task needs, kept only where a task is offered.
         let offered = (phase == TaskPhase::Offered).then(|| (params.clone(), cx.clone()));
         let response = inner.call_tool(params, cx).await;
         let response = match response {
-            Err(error) if noted.is_noted() => {
+            Err(error) if noted.as_ref().is_some_and(ReplayNoted::is_noted) => {
                 return match self.recall(state.as_deref()).await {
                     Some(remembered) => Ok(remembered),
                     None => Err(error),
