@@ -11,7 +11,7 @@ use crate::wire::{Method, RpcError};
 
 /// A member the screen reads.
 #[derive(Clone, Copy)]
-enum Member {
+pub(super) enum Member {
     Id,
     Method,
     Params,
@@ -59,7 +59,7 @@ impl<'a> Members<'a> {
     }
 
     /// The member's value, if the body has it.
-    fn value(&self, member: Member) -> Option<Value> {
+    pub(super) fn value(&self, member: Member) -> Option<Value> {
         // Checked strictly by the scan: `serde_json` reads it as the scan
         // did.
         serde_json::from_slice(self.raw(member)?).ok()

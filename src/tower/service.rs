@@ -18,7 +18,7 @@ use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
 use serde_json::{Map, Value, json};
 use tower_service::Service;
 
-use super::members::Members;
+use super::members::{Member, Members};
 use super::order::in_declared_order;
 use crate::json::Limits;
 use crate::wire::Method;
@@ -95,6 +95,16 @@ pub(crate) struct RawArguments {
     pub(crate) arguments: Option<Arc<Map<String, Value>>>,
 }
 
+/// The JSON-RPC id of a screened `tools/call`, `prompts/get` or
+/// `resources/read` (the requests that may wait for their client), for the
+/// session service, which counts and cancels them.
+#[derive(Debug, Clone)]
+#[cfg_attr(
+    not(feature = "rmcp"),
+    expect(dead_code, reason = "read by the rmcp adapter's sessions")
+)]
+pub(crate) struct CallId(pub(crate) Value);
+
 /// The service [`ScreenLayer`](super::ScreenLayer) makes: screens, then
 /// calls `S`.
 #[derive(Clone)]
@@ -146,9 +156,12 @@ where
             }
             let (mut parts, body) = request.into_parts();
             match screen(&config, &parts, body).await {
-                Ok((bytes, raw)) => {
-                    if let Some(raw) = raw {
-                        parts.extensions.insert(raw);
+                Ok((bytes, call)) => {
+                    if let Some((id, raw)) = call {
+                        parts.extensions.insert(CallId(id));
+                        if let Some(raw) = raw {
+                            parts.extensions.insert(raw);
+                        }
                     }
                     let request = Request::from_parts(parts, Either::Left(Full::new(bytes)));
                     let response = inner.call(request).await?;
@@ -162,14 +175,14 @@ where
     }
 }
 
-/// Reads and screens a POST body; the bytes to pass on with the raw
-/// arguments of a call, or the request id (`null` when unknown) and the
-/// error to refuse it with.
+/// Reads and screens a POST body; the bytes to pass on with, for a call
+/// with an id, its id and raw arguments, or the request id (`null` when
+/// unknown) and the error to refuse it with.
 async fn screen<B>(
     config: &Config,
     parts: &http::request::Parts,
     body: B,
-) -> Result<(Bytes, Option<RawArguments>), (Value, RpcError)>
+) -> Result<(Bytes, Option<(Value, Option<RawArguments>)>), (Value, RpcError)>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn Error + Send + Sync>>,
@@ -190,7 +203,8 @@ where
     .map_err(|error| (Value::Null, error))?;
     let body = Members::scan(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
     let mut kept = None;
-    if let Some(method) = body.call_method() {
+    let method = body.call_method();
+    if let Some(method) = method {
         let retry = body.retry_fields();
         let retry = retry_fields(&retry).map_err(|error| (body.id(), error))?;
         // A retry speaks 2026-07-28, in its headers and its `_meta`, and
@@ -221,7 +235,11 @@ where
         target,
         arguments: body.arguments().map(Arc::new),
     });
-    Ok((bytes, raw))
+    let call = match (method, body.value(Member::Id)) {
+        (Some(_), Some(id)) => Some((id, raw)),
+        _ => None,
+    };
+    Ok((bytes, call))
 }
 
 /// The headers as `(name, value)` text pairs, for [`HeaderCheck`]; a value

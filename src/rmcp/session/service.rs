@@ -20,7 +20,7 @@ use ::rmcp::transport::streamable_http_server::session::SessionManager;
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
-use http_body_util::{BodyExt, Either, Full};
+use http_body_util::{Either, Full};
 use serde_json::Value;
 use tower_service::Service;
 
@@ -28,8 +28,8 @@ use super::book::{CallTicket, SessionBook};
 use super::priming::{Priming, PrimingFilter};
 use super::watched::{Cancel, Watched};
 use crate::rmcp::principal::PrincipalFn;
-use crate::tower::service::{ScreenedBody, refusal};
-use crate::wire::{Method as McpMethod, RpcError};
+use crate::tower::service::{CallId, ScreenedBody, refusal};
+use crate::wire::RpcError;
 
 /// The header that names a `2025-11-25` session.
 const SESSION_ID: &str = "mcp-session-id";
@@ -185,7 +185,10 @@ where
         Some(_) => return Ok(unknown_session(&method, Refused::OtherPrincipal)),
         None => return Ok(unknown_session(&method, Refused::Unknown)),
     }
-    let (request, call) = read_call(request).await;
+    let call = request
+        .extensions()
+        .get::<CallId>()
+        .map(|call| call.0.clone());
     let ticket = match call.as_ref().map(|_| book.begin_call(&principal)) {
         Some(Err(limit)) => return Ok(at_capacity(limit, CALL_RETRY_AFTER_SECS)),
         Some(Ok(ticket)) => Some(ticket),
@@ -233,33 +236,6 @@ where
             Ok(at_capacity(limit, book.limits.idle.as_secs().clamp(1, 300)))
         }
     }
-}
-
-/// The request with its screened body put back, and the JSON-RPC id of the
-/// call it carries, if it is one (`tools/call`, `prompts/get`,
-/// `resources/read`: the requests that may wait for their client).
-async fn read_call<B>(
-    request: Request<ScreenedBody<B>>,
-) -> (Request<ScreenedBody<B>>, Option<Value>) {
-    let (parts, body) = request.into_parts();
-    let Either::Left(full) = body else {
-        return (Request::from_parts(parts, body), None);
-    };
-    let bytes = match full.collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(never) => match never {},
-    };
-    let id = serde_json::from_slice::<Value>(&bytes)
-        .ok()
-        .and_then(|message| {
-            let method = message.get("method")?.as_str()?;
-            McpMethod::from_name(method)?;
-            message.get("id").cloned()
-        });
-    (
-        Request::from_parts(parts, Either::Left(Full::new(bytes))),
-        id,
-    )
 }
 
 fn cancel(book: &SessionBook, session: &Arc<str>, request: Value) -> Cancel {
