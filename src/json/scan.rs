@@ -285,10 +285,7 @@ impl<'a, 'p> Scanner<'a, 'p> {
         let mut escaped = false;
         loop {
             let rest = bytes.get(self.pos..).unwrap_or_default();
-            let Some(offset) = rest
-                .iter()
-                .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-            else {
+            let Some(offset) = string_stop(rest) else {
                 self.pos = bytes.len();
                 return Err(self.error(Kind::UnexpectedEnd));
             };
@@ -446,27 +443,61 @@ impl<'a, 'p> Scanner<'a, 'p> {
     }
 }
 
-/// The names of one object's members so far.
+/// Where the first `"`, `\\` or raw control character of `bytes` is: eight
+/// bytes at a time while none of the eight is one (a string's text is most
+/// of a body).
+fn string_stop(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    // A high bit in every byte of `word` that is zero (exact for the first
+    // such byte, which is all the skip needs).
+    let zero_bytes = |word: u64| word.wrapping_sub(ONES) & !word & HIGHS;
+    let mut skipped = 0usize;
+    for chunk in bytes.chunks_exact(8) {
+        let word = u64::from_ne_bytes(chunk.try_into().ok()?);
+        let special = zero_bytes(word ^ ONES.wrapping_mul(u64::from(b'"')))
+            | zero_bytes(word ^ ONES.wrapping_mul(u64::from(b'\\')))
+            | (word.wrapping_sub(ONES.wrapping_mul(0x20)) & !word & HIGHS);
+        if special != 0 {
+            break;
+        }
+        skipped = skipped.saturating_add(8);
+    }
+    let rest = bytes.get(skipped..)?;
+    let at = rest
+        .iter()
+        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+    Some(skipped.saturating_add(at))
+}
+
+/// The names of one object's members so far: in place up to
+/// [`KEYS_IN_A_LIST`], in a hash set beyond.
 #[derive(Default)]
 struct Keys<'a> {
-    list: Vec<Cow<'a, str>>,
-    set: HashSet<Cow<'a, str>>,
+    list: [Cow<'a, str>; KEYS_IN_A_LIST],
+    len: usize,
+    set: Option<HashSet<Cow<'a, str>>>,
 }
 
 impl<'a> Keys<'a> {
     /// Adds `key`; `false` if the object has it already.
     fn insert(&mut self, key: Cow<'a, str>) -> bool {
-        if self.set.is_empty() {
-            if self.list.contains(&key) {
-                return false;
-            }
-            if self.list.len() < KEYS_IN_A_LIST {
-                self.list.push(key);
-                return true;
-            }
-            self.set.extend(self.list.drain(..));
+        if let Some(set) = &mut self.set {
+            return set.insert(key);
         }
-        self.set.insert(key)
+        let list = self.list.get(..self.len).unwrap_or_default();
+        if list.contains(&key) {
+            return false;
+        }
+        if let Some(slot) = self.list.get_mut(self.len) {
+            *slot = key;
+            self.len = self.len.saturating_add(1);
+            return true;
+        }
+        let mut set: HashSet<Cow<'a, str>> = self.list.iter_mut().map(std::mem::take).collect();
+        let added = set.insert(key);
+        self.set = Some(set);
+        added
     }
 }
 
