@@ -13,10 +13,12 @@ use crate::state::layout::Mode;
 pub(crate) struct TokenBuffer(Zeroizing<Vec<u8>>);
 
 impl TokenBuffer {
-    /// Room for the header of a token of `mode`, and space for claims with
-    /// up to about 800 bytes of application data and the tag.
-    pub(crate) fn new(mode: Mode) -> Self {
-        let mut bytes = Zeroizing::new(Vec::with_capacity(1024));
+    /// Room for the header of a token of `mode`, and space for
+    /// `claims_len` bytes of claims and the tag: when the claims take no
+    /// more, the buffer never grows (so never copies and wipes them).
+    pub(crate) fn new(mode: Mode, claims_len: usize) -> Self {
+        let capacity = mode.min_len().saturating_add(claims_len);
+        let mut bytes = Zeroizing::new(Vec::with_capacity(capacity));
         bytes.resize(mode.header_len(), 0);
         Self(bytes)
     }
@@ -25,18 +27,27 @@ impl TokenBuffer {
     /// wiping the old one) when there is not enough.
     #[inline]
     pub(crate) fn reserve(&mut self, extra: usize) {
-        let needed = self.0.len().saturating_add(extra);
-        if needed > self.0.capacity() {
-            let capacity = needed.max(self.0.capacity().saturating_mul(2));
-            let mut bigger = Zeroizing::new(Vec::with_capacity(capacity));
-            bigger.extend_from_slice(&self.0);
-            // The old allocation is dropped here, and so wiped.
-            self.0 = bigger;
+        if extra > self.0.capacity().saturating_sub(self.0.len()) {
+            self.grow(extra);
         }
     }
 
-    /// Appends `bytes`.
-    #[inline]
+    /// Moves to an allocation with room for `extra` more bytes, at least
+    /// twice as large, and wipes the old one.
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, extra: usize) {
+        let needed = self.0.len().saturating_add(extra);
+        let capacity = needed.max(self.0.capacity().saturating_mul(2));
+        let mut bigger = Zeroizing::new(Vec::with_capacity(capacity));
+        bigger.extend_from_slice(&self.0);
+        // The old allocation is dropped here, and so wiped.
+        self.0 = bigger;
+    }
+
+    /// Appends `bytes`. Inlined into the serializer's many small writes:
+    /// only growing is a call.
+    #[inline(always)]
     pub(crate) fn extend_from_slice(&mut self, bytes: &[u8]) {
         self.reserve(bytes.len());
         self.0.extend_from_slice(bytes);
@@ -55,7 +66,7 @@ impl TokenBuffer {
 }
 
 impl std::io::Write for TokenBuffer {
-    #[inline]
+    #[inline(always)]
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
         self.extend_from_slice(bytes);
         Ok(bytes.len())
@@ -77,7 +88,7 @@ mod tests {
 
     #[test]
     fn token_buffer_keeps_its_bytes_when_it_grows() {
-        let mut buffer = TokenBuffer::new(Mode::Signed);
+        let mut buffer = TokenBuffer::new(Mode::Signed, 0);
         let data: Vec<u8> = (0..5000u32).map(|i| (i % 251) as u8).collect();
         for chunk in data.chunks(7) {
             std::io::Write::write_all(&mut buffer, chunk).unwrap();
@@ -88,5 +99,19 @@ mod tests {
         assert_eq!(buffer.as_mut_slice(), &expected[..]);
         assert!(buffer.0.capacity() >= expected.len() + 32);
         assert_eq!(buffer.into_minted(), expected);
+    }
+
+    /// Claims within the size given, and the tag, fit without growing.
+    #[test]
+    fn token_buffer_sized_for_its_claims_does_not_grow() {
+        let mut buffer = TokenBuffer::new(Mode::Sealed, 600);
+        let capacity = buffer.0.capacity();
+        buffer.extend_from_slice(&[1; 600]);
+        buffer.extend_from_slice(&[2; crate::state::layout::AEAD_TAG_LEN]);
+        assert_eq!(buffer.0.capacity(), capacity);
+        assert_eq!(
+            buffer.0.len(),
+            crate::state::layout::SEALED_HEADER_LEN + 600 + crate::state::layout::AEAD_TAG_LEN
+        );
     }
 }

@@ -141,6 +141,19 @@ impl StateCodec {
         contents: &StateContents<A>,
         now: OffsetDateTime,
     ) -> Result<String, MintError> {
+        self.start_sized_at(binding, contents, now, CLAIMS_LEN)
+    }
+
+    /// [`start_at`](Self::start_at) for claims of at most about
+    /// `claims_len` bytes (a round knows their length from its budget): the
+    /// token is built in a buffer of that size.
+    pub(crate) fn start_sized_at<A: Serialize>(
+        &self,
+        binding: &Binding<'_>,
+        contents: &StateContents<A>,
+        now: OffsetDateTime,
+        claims_len: usize,
+    ) -> Result<String, MintError> {
         // One call to the OS generator for the flow id and the nonce: each
         // call is a system call, which costs as much as sealing 500 bytes.
         let mut random = [0u8; 16 + NONCE_LEN];
@@ -164,17 +177,20 @@ impl StateCodec {
             contents,
             now,
             nonce,
+            claims_len,
         })
     }
 
-    /// [`start_at`](Self::start_at) for a flow whose id was drawn before
-    /// (a round that handed its flow id to the handler before minting).
+    /// [`start_sized_at`](Self::start_sized_at) for a flow whose id was
+    /// drawn before (a round that handed its flow id to the handler before
+    /// minting).
     pub(crate) fn start_flow_at<A: Serialize>(
         &self,
         flow_id: FlowId,
         binding: &Binding<'_>,
         contents: &StateContents<A>,
         now: OffsetDateTime,
+        claims_len: usize,
     ) -> Result<String, MintError> {
         let deadline = checked_add(now, self.policy.flow_ttl()).ok_or(MintError::TimeOutOfRange)?;
         self.mint(Mint {
@@ -185,6 +201,7 @@ impl StateCodec {
             contents,
             now,
             nonce: None,
+            claims_len,
         })
     }
 
@@ -220,6 +237,19 @@ impl StateCodec {
         contents: &StateContents<A>,
         now: OffsetDateTime,
     ) -> Result<String, MintError> {
+        self.next_sized_at(binding, previous, contents, now, CLAIMS_LEN)
+    }
+
+    /// [`next_at`](Self::next_at) for claims of at most about `claims_len`
+    /// bytes, as [`start_sized_at`](Self::start_sized_at).
+    pub(crate) fn next_sized_at<A: Serialize, B>(
+        &self,
+        binding: &Binding<'_>,
+        previous: &Claims<B>,
+        contents: &StateContents<A>,
+        now: OffsetDateTime,
+        claims_len: usize,
+    ) -> Result<String, MintError> {
         let round = previous
             .round()
             .checked_add(1)
@@ -238,6 +268,7 @@ impl StateCodec {
             contents,
             now,
             nonce: None,
+            claims_len,
         })
     }
 
@@ -383,6 +414,7 @@ impl StateCodec {
             contents,
             now,
             nonce,
+            claims_len,
         } = parts;
         let issued_at = truncate_to_second(now).ok_or(MintError::TimeOutOfRange)?;
         let ttl_end = checked_add(issued_at, self.policy.ttl()).ok_or(MintError::TimeOutOfRange)?;
@@ -393,11 +425,12 @@ impl StateCodec {
             round,
             flow_id,
         };
-        self.mint_claims(binding, &meta, contents, nonce)
+        self.mint_sized(binding, &meta, contents, nonce, claims_len)
     }
 
     /// Mints a token of complete claims. Crate-private so the known-answer
     /// vectors can fix every input, the nonce included.
+    #[cfg(test)]
     pub(crate) fn mint_claims<A: Serialize>(
         &self,
         binding: &Binding<'_>,
@@ -405,7 +438,20 @@ impl StateCodec {
         contents: &StateContents<A>,
         nonce: Option<[u8; NONCE_LEN]>,
     ) -> Result<String, MintError> {
-        let mut buffer = TokenBuffer::new(self.mode);
+        self.mint_sized(binding, meta, contents, nonce, CLAIMS_LEN)
+    }
+
+    /// [`mint_claims`](Self::mint_claims) in a buffer with room for
+    /// `claims_len` bytes of claims.
+    fn mint_sized<A: Serialize>(
+        &self,
+        binding: &Binding<'_>,
+        meta: &Meta,
+        contents: &StateContents<A>,
+        nonce: Option<[u8; NONCE_LEN]>,
+        claims_len: usize,
+    ) -> Result<String, MintError> {
+        let mut buffer = TokenBuffer::new(self.mode, claims_len);
         claims_json::encode_into(meta, contents, &mut buffer).map_err(MintError::Serialize)?;
         self.mint_in_place(binding, buffer, nonce)
     }
@@ -419,7 +465,7 @@ impl StateCodec {
         plain: &[u8],
         nonce: Option<[u8; NONCE_LEN]>,
     ) -> Result<String, MintError> {
-        let mut buffer = TokenBuffer::new(self.mode);
+        let mut buffer = TokenBuffer::new(self.mode, plain.len());
         buffer.extend_from_slice(plain);
         self.mint_in_place(binding, buffer, nonce)
     }
@@ -576,7 +622,13 @@ struct Mint<'a, A> {
     now: OffsetDateTime,
     /// Fixed only by the known-answer vectors; drawn from the OS otherwise.
     nonce: Option<[u8; NONCE_LEN]>,
+    /// About how long the claims are: the room the token is built in.
+    claims_len: usize,
 }
+
+/// The room for claims when their length is not known: about 800 bytes of
+/// application data beside a question or two.
+const CLAIMS_LEN: usize = 1024;
 
 fn truncate_to_second(at: OffsetDateTime) -> Option<OffsetDateTime> {
     OffsetDateTime::from_unix_timestamp(at.unix_timestamp()).ok()

@@ -7,7 +7,7 @@ use crate::runtime::misuse::Misuse;
 use crate::runtime::reply::{AbortReason, RoundEnd, Stop};
 use crate::runtime::round::open::{arguments_digest, binding};
 use crate::runtime::round::view::Round;
-use crate::state::{MintError, StateContents};
+use crate::state::{MintError, SKELETON_LEN, StateContents};
 use crate::wire::{InputRequiredResult, RpcError};
 
 impl Round<'_> {
@@ -97,6 +97,11 @@ impl Round<'_> {
         if own > max {
             return Err(Misuse::StateTooLarge { len: own, max }.into_error());
         }
+        // The claims take at most this: the token is built in a buffer that
+        // needs no growing.
+        let claims_len = SKELETON_LEN
+            .saturating_add(own)
+            .saturating_add(self.proven_len);
         let mut contents = StateContents::new(self.app);
         for (key, digest) in self.next.questions {
             contents = contents.question_digest(key, digest);
@@ -117,9 +122,9 @@ impl Round<'_> {
         let codec = self.flow.codec();
         let now = self.flow.clock().now();
         let token = match (&self.claims, self.fresh_id.get()) {
-            (None, Some(id)) => codec.start_flow_at(*id, &binding, &contents, now),
-            (None, None) => codec.start_at(&binding, &contents, now),
-            (Some(claims), _) => codec.next_at(&binding, claims, &contents, now),
+            (None, Some(id)) => codec.start_flow_at(*id, &binding, &contents, now, claims_len),
+            (None, None) => codec.start_sized_at(&binding, &contents, now, claims_len),
+            (Some(claims), _) => codec.next_sized_at(&binding, claims, &contents, now, claims_len),
         };
         match token {
             Ok(token) => Ok(Ok(token)),
