@@ -46,7 +46,7 @@ mod id_text {
     use std::fmt;
 
     use serde::de::{self, Visitor};
-    use serde::{Deserializer, Serializer};
+    use serde::{Deserializer, Serializer, ser};
 
     use crate::state::layout;
 
@@ -54,7 +54,10 @@ mod id_text {
         bytes: &[u8; N],
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&layout::encode_id(bytes))
+        let mut text = [0u8; layout::ID_TEXT_MAX];
+        let text = layout::encode_id_in(bytes, &mut text)
+            .ok_or_else(|| ser::Error::custom("an identifier longer than 32 bytes"))?;
+        serializer.serialize_str(text)
     }
 
     pub(super) fn deserialize<'de, D: Deserializer<'de>, const N: usize>(

@@ -46,14 +46,27 @@ pub(crate) fn decode_token(text: &str) -> Option<Vec<u8>> {
 }
 
 /// Encodes a short identifier (flow id, digest) inside the claims.
+#[cfg(test)]
 pub(crate) fn encode_id(bytes: &[u8]) -> String {
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// Decodes an identifier written by [`encode_id`] into exactly `N` bytes.
+/// The longest identifier text [`encode_id_in`] writes: 32 bytes.
+pub(crate) const ID_TEXT_MAX: usize = 43;
+
+/// [`encode_id`] into `out`, without allocating: `None` when the
+/// identifier is longer than 32 bytes.
+pub(crate) fn encode_id_in<'a>(bytes: &[u8], out: &'a mut [u8; ID_TEXT_MAX]) -> Option<&'a str> {
+    let len = URL_SAFE_NO_PAD.encode_slice(bytes, out).ok()?;
+    std::str::from_utf8(out.get(..len)?).ok()
+}
+
+/// Decodes an identifier as [`encode_id_in`] writes it into exactly `N`
+/// bytes, in place: text that decodes to more or fewer bytes is refused.
 pub(crate) fn decode_id<const N: usize>(text: &str) -> Option<[u8; N]> {
-    let bytes = URL_SAFE_NO_PAD.decode(text).ok()?;
-    bytes.try_into().ok()
+    let mut out = [0u8; N];
+    let len = URL_SAFE_NO_PAD.decode_slice(text, &mut out).ok()?;
+    (len == N).then_some(out)
 }
 
 /// The two constructions a token can have. Its version byte fixes which.
@@ -207,6 +220,24 @@ pub(crate) fn header(mode: Mode, key_id: KeyId, nonce: Option<&[u8; NONCE_LEN]>)
 )]
 mod tests {
     use super::*;
+
+    /// Identifiers spelled without allocating read back, at their exact
+    /// length only, and strictly.
+    #[test]
+    fn identifiers_round_trip_at_their_length_only() {
+        let mut text = [0u8; ID_TEXT_MAX];
+        let digest = encode_id_in(&[9; 32], &mut text).unwrap().to_owned();
+        assert_eq!(digest, encode_id(&[9; 32]));
+        assert_eq!(decode_id::<32>(&digest), Some([9; 32]));
+        assert_eq!(decode_id::<16>(&digest), None);
+        assert_eq!(decode_id::<33>(&digest), None);
+        assert_eq!(decode_id::<32>(&format!("{digest}=")), None);
+        assert_eq!(decode_id::<32>(&digest.replace('k', "+")), None);
+        assert_eq!(encode_id_in(&[1; 33], &mut text), None);
+        let fid = encode_id(&[7; 16]);
+        assert_eq!(decode_id::<16>(&fid), Some([7; 16]));
+        assert_eq!(decode_id::<16>(&fid[..21]), None);
+    }
 
     #[test]
     fn token_base64_has_one_spelling() {
