@@ -149,30 +149,52 @@ impl CallParams {
     /// `inputResponses` (`null` included);
     /// [`RpcError::invalid_request_state`] when `requestState` is not a string.
     pub fn from_json(method: Method, params: &Value) -> Result<Self, RpcError> {
-        let object = params
-            .as_object()
-            .ok_or_else(|| RpcError::invalid_params("params must be an object"))?;
-        let meta = RequestMeta::from_params(params)?;
-        let target = method.target_in(params)?;
-        let arguments = match object.get("arguments") {
-            None => None,
-            Some(Value::Object(arguments)) => Some(Value::Object(arguments.clone())),
-            Some(_) => {
-                return Err(RpcError::invalid_params(
-                    "params.arguments must be an object",
-                ));
-            }
-        };
-        let retry = retry_fields(object)?;
+        let read = Read::of(method, params)?;
         Ok(Self {
             method,
-            target: target.to_owned(),
-            arguments,
-            input_responses: retry
+            target: read.target.to_owned(),
+            arguments: read.arguments.cloned().map(Value::Object),
+            input_responses: read
+                .retry
                 .input_responses
                 .cloned()
                 .map(InputResponses::from_checked),
-            request_state: retry.request_state.map(str::to_owned),
+            request_state: read.retry.request_state.map(str::to_owned),
+            meta: read.meta,
+        })
+    }
+
+    /// [`from_json`](Self::from_json) of params the host owns: the same
+    /// checks, then the arguments, the answers and the state are moved out
+    /// of `params` rather than copied.
+    ///
+    /// # Errors
+    ///
+    /// As [`from_json`](Self::from_json).
+    pub fn from_json_owned(method: Method, mut params: Value) -> Result<Self, RpcError> {
+        let read = Read::of(method, &params)?;
+        let target = read.target.to_owned();
+        let meta = read.meta;
+        let Value::Object(object) = &mut params else {
+            return Err(RpcError::invalid_params("params must be an object"));
+        };
+        // Read::of checked each: `arguments` and `inputResponses` objects,
+        // `requestState` a string, where present.
+        let arguments = object.remove("arguments");
+        let input_responses = match object.remove("inputResponses") {
+            Some(Value::Object(raw)) => Some(InputResponses::from_checked(raw)),
+            _ => None,
+        };
+        let request_state = match object.remove("requestState") {
+            Some(Value::String(state)) => Some(state),
+            _ => None,
+        };
+        Ok(Self {
+            method,
+            target,
+            arguments,
+            input_responses,
+            request_state,
             meta,
         })
     }
@@ -274,6 +296,42 @@ pub(crate) fn retry_fields(params: &Map<String, Value>) -> Result<RetryFields<'_
     })
 }
 
+/// The params of a call, checked and read in place: what
+/// [`CallParams::from_json`] and [`CallParams::from_json_owned`] keep.
+struct Read<'a> {
+    target: &'a str,
+    arguments: Option<&'a Map<String, Value>>,
+    retry: RetryFields<'a>,
+    meta: RequestMeta,
+}
+
+impl<'a> Read<'a> {
+    /// Every check of [`CallParams::from_json`], in its order.
+    fn of(method: Method, params: &'a Value) -> Result<Self, RpcError> {
+        let object = params
+            .as_object()
+            .ok_or_else(|| RpcError::invalid_params("params must be an object"))?;
+        let meta = RequestMeta::from_params(params)?;
+        let target = method.target_in(params)?;
+        let arguments = match object.get("arguments") {
+            None => None,
+            Some(Value::Object(arguments)) => Some(arguments),
+            Some(_) => {
+                return Err(RpcError::invalid_params(
+                    "params.arguments must be an object",
+                ));
+            }
+        };
+        let retry = retry_fields(object)?;
+        Ok(Self {
+            target,
+            arguments,
+            retry,
+            meta,
+        })
+    }
+}
+
 /// A call's retry fields, checked and read in place.
 pub(crate) struct RetryFields<'a> {
     pub(crate) input_responses: Option<&'a Map<String, Value>>,
@@ -349,5 +407,45 @@ mod tests {
             RpcError::invalid_request_state()
         );
         assert!(tool(json!([])).is_err());
+    }
+
+    /// Owned params read exactly as borrowed ones: the same params, or the
+    /// same error, for every shape the checks look at.
+    #[test]
+    fn owned_params_read_as_borrowed_ones() {
+        let cases = [
+            json!({"name": "t", "_meta": meta()}),
+            json!({"name": "t", "arguments": {"a": [1, {"b": null}]}, "_meta": meta()}),
+            json!({"name": "t", "arguments": {}, "requestState": "abc",
+                   "inputResponses": {"k": {"action": "accept", "content": {"x": 1}}},
+                   "_meta": meta()}),
+            json!({"name": "t", "arguments": [], "_meta": meta()}),
+            json!({"name": "t", "arguments": null, "_meta": meta()}),
+            json!({"name": "t", "inputResponses": null, "_meta": meta()}),
+            json!({"name": "t", "inputResponses": {"k": 1}, "_meta": meta()}),
+            json!({"name": "t", "requestState": 1, "_meta": meta()}),
+            json!({"name": 1, "_meta": meta()}),
+            json!({"name": "t"}),
+            json!([]),
+            json!("params"),
+        ];
+        for params in cases {
+            for method in [Method::ToolsCall, Method::PromptsGet, Method::ResourcesRead] {
+                assert_eq!(
+                    CallParams::from_json_owned(method, params.clone()),
+                    CallParams::from_json(method, &params),
+                    "{method:?} {params}"
+                );
+            }
+        }
+        let read = CallParams::from_json_owned(
+            Method::ToolsCall,
+            json!({"name": "t", "arguments": {"a": 1}, "requestState": "abc",
+                   "inputResponses": {"k": {"action": "decline"}}, "_meta": meta()}),
+        )
+        .unwrap();
+        assert_eq!(read.arguments(), Some(&json!({"a": 1})));
+        assert_eq!(read.request_state(), Some("abc"));
+        assert!(read.input_responses().unwrap().raw("k").is_some());
     }
 }

@@ -3,7 +3,8 @@
 //!
 //! `cargo bench -p mrtr-guard-peers --bench round`
 //!
-//! The round: `parse_strict` of the JSON-RPC request; `CallParams::from_json`;
+//! The round: `parse_strict` of the JSON-RPC request;
+//! `CallParams::from_json_owned` (the params moved out of the request);
 //! `Flow::run` with a handler that `require`s the 10-field ship form (the
 //! runtime opens the `requestState` under the call's binding, checks that the
 //! answer is to the question the state asked, and validates it) and then a
@@ -54,9 +55,10 @@ fn handler(round: &mut Round<'_>, forms: &Forms) -> Result<usize, Stop> {
 
 /// The server's side of one round: `None` when any step refuses.
 fn round(flow: &Flow, forms: &Forms, request: &[u8]) -> Option<Vec<u8>> {
-    let request = parse_strict(request, &Limits::new()).ok()?;
+    let mut request = parse_strict(request, &Limits::new()).ok()?;
     let method = Method::from_name(request.get("method")?.as_str()?)?;
-    let params = CallParams::from_json(method, request.get("params")?).ok()?;
+    let params = request.get_mut("params")?.take();
+    let params = CallParams::from_json_owned(method, params).ok()?;
     let call = Call::new(params).with_principal(PRINCIPAL);
     let RoundEnd::InputRequired(result) = flow.run(call, |round| handler(round, forms)).ok()?
     else {
