@@ -9,17 +9,19 @@
 //! ([`anonymous`](crate::rmcp::McpServerBuilder::anonymous)) a session is
 //! protected by its id alone, and only the totals apply.
 
-use std::error::Error;
+use std::convert::Infallible;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use ::rmcp::transport::StreamableHttpService;
 use ::rmcp::transport::streamable_http_server::session::SessionManager;
 use bytes::Bytes;
 use http::header::{CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
 use http_body_util::{Either, Full};
 use serde_json::Value;
 use tower_service::Service;
@@ -36,9 +38,10 @@ const SESSION_ID: &str = "mcp-session-id";
 
 /// The service that binds sessions to principals, around `S` (`rmcp`'s
 /// Streamable HTTP service). [`McpServer`](crate::rmcp::McpServer) builds it.
-#[derive(Clone)]
 pub struct Sessions<S> {
-    inner: S,
+    /// Shared, not cloned, by the requests: `rmcp`'s service serves
+    /// through `&self`.
+    inner: Arc<S>,
     book: Arc<SessionBook>,
     /// `None`: anonymous; every request is the one principal `""`.
     principal: Option<Arc<PrincipalFn>>,
@@ -51,10 +54,46 @@ impl<S> Sessions<S> {
         principal: Option<Arc<PrincipalFn>>,
     ) -> Self {
         Self {
-            inner,
+            inner: Arc::new(inner),
             book,
             principal,
         }
+    }
+}
+
+impl<S> Clone for Sessions<S> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            book: Arc::clone(&self.book),
+            principal: self.principal.clone(),
+        }
+    }
+}
+
+/// The service behind [`Sessions`]: `rmcp`'s Streamable HTTP service,
+/// which serves a request through `&self` (its `tower` `call` clones the
+/// whole service, configuration included, for each request).
+pub trait Serve<B>: Send + Sync + 'static {
+    /// The body of its responses.
+    type Body;
+
+    /// Serves one request.
+    fn serve(&self, request: Request<B>) -> impl Future<Output = Response<Self::Body>> + Send;
+}
+
+impl<B, H, M> Serve<B> for StreamableHttpService<H, M>
+where
+    B: http_body::Body + Send + 'static,
+    B::Error: fmt::Display,
+    B::Data: Send + 'static,
+    H: ::rmcp::ServerHandler + Send + 'static,
+    M: SessionManager,
+{
+    type Body = BoxBody<Bytes, Infallible>;
+
+    fn serve(&self, request: Request<B>) -> impl Future<Output = Response<Self::Body>> + Send {
+        self.handle(request)
     }
 }
 
@@ -82,25 +121,22 @@ type Answer<R> = Response<Either<Full<Bytes>, PrimingFilter<Watched<R>>>>;
 /// An answer before its priming events are filtered.
 type Watching<R> = Response<Either<Full<Bytes>, Watched<R>>>;
 
-impl<S, B, R> Service<Request<ScreenedBody<B>>> for Sessions<S>
+impl<S, B> Service<Request<ScreenedBody<B>>> for Sessions<S>
 where
-    S: Service<Request<ScreenedBody<B>>, Response = Response<R>> + Clone + Send + 'static,
-    S::Future: Send,
-    S::Error: Into<Box<dyn Error + Send + Sync>>,
+    S: Serve<ScreenedBody<B>>,
+    S::Body: Send + 'static,
     B: Send + 'static,
-    R: Send + 'static,
 {
-    type Response = Answer<R>;
-    type Error = S::Error;
+    type Response = Answer<S::Body>;
+    type Error = Infallible;
     type Future = Pin<Box<dyn Future<Output = Result<Self::Response, Self::Error>> + Send>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        self.inner.poll_ready(cx)
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, request: Request<ScreenedBody<B>>) -> Self::Future {
-        let fresh = self.inner.clone();
-        let inner = std::mem::replace(&mut self.inner, fresh);
+        let inner = Arc::clone(&self.inner);
         let book = Arc::clone(&self.book);
         let (parts, body) = request.into_parts();
         let principal: Arc<str> = match &self.principal {
@@ -115,26 +151,22 @@ where
                 }
             },
         };
-        Box::pin(bound(
-            inner,
-            book,
-            principal,
-            Request::from_parts(parts, body),
-        ))
+        let request = Request::from_parts(parts, body);
+        Box::pin(async move { Ok(bound(&*inner, book, principal, request).await) })
     }
 }
 
 /// Serves `request` for `principal`, on its own session or on none; an
 /// event stream without the priming events the client's revision does not
 /// know.
-async fn bound<S, B, R>(
-    inner: S,
+async fn bound<S, B>(
+    inner: &S,
     book: Arc<SessionBook>,
     principal: Arc<str>,
     request: Request<ScreenedBody<B>>,
-) -> Result<Answer<R>, S::Error>
+) -> Answer<S::Body>
 where
-    S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
+    S: Serve<ScreenedBody<B>>,
 {
     let session = request
         .headers()
@@ -143,8 +175,8 @@ where
         .map(Arc::<str>::from);
     let priming = Priming::for_request(request.headers(), session.is_some());
     let response = match session {
-        Some(session) => on_session(inner, book, principal, session, request).await?,
-        None => opening(inner, book, principal, request).await?,
+        Some(session) => on_session(inner, book, principal, session, request).await,
+        None => opening(inner, book, principal, request).await,
     };
     // Only an event stream is read: every other body (and its length)
     // passes as it came.
@@ -153,10 +185,10 @@ where
     } else {
         Priming::Keep
     };
-    Ok(response.map(|body| match body {
+    response.map(|body| match body {
         Either::Left(refused) => Either::Left(refused),
         Either::Right(body) => Either::Right(PrimingFilter::new(body, priming)),
-    }))
+    })
 }
 
 /// Whether a response is an SSE stream (`text/event-stream`).
@@ -169,71 +201,67 @@ fn is_event_stream(headers: &http::HeaderMap) -> bool {
 
 /// A request on `session`: refused unless the session is `principal`'s; a
 /// call counted under the caps and cancelled if its client goes away.
-async fn on_session<S, B, R>(
-    mut inner: S,
+async fn on_session<S, B>(
+    inner: &S,
     book: Arc<SessionBook>,
     principal: Arc<str>,
     session: Arc<str>,
     request: Request<ScreenedBody<B>>,
-) -> Result<Watching<R>, S::Error>
+) -> Watching<S::Body>
 where
-    S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
+    S: Serve<ScreenedBody<B>>,
 {
     let method = request.method().clone();
     match book.owner(&session) {
         Some(owner) if owner == principal => {}
-        Some(_) => return Ok(unknown_session(&method, Refused::OtherPrincipal)),
-        None => return Ok(unknown_session(&method, Refused::Unknown)),
+        Some(_) => return unknown_session(&method, Refused::OtherPrincipal),
+        None => return unknown_session(&method, Refused::Unknown),
     }
     let call = request
         .extensions()
         .get::<CallId>()
         .map(|call| call.0.clone());
     let ticket = match call.as_ref().map(|_| book.begin_call(&principal)) {
-        Some(Err(limit)) => return Ok(at_capacity(limit, CALL_RETRY_AFTER_SECS)),
+        Some(Err(limit)) => return at_capacity(limit, CALL_RETRY_AFTER_SECS),
         Some(Ok(ticket)) => Some(ticket),
         None => None,
     };
-    let mut response = inner.call(request).await?;
+    let mut response = inner.serve(request).await;
     if method == Method::DELETE && response.status().is_success() {
         book.forget(&session);
         // rmcp answers 202, which the Python SDK's clients log as a
         // failed termination; 200 is what every official client accepts.
         *response.status_mut() = StatusCode::OK;
     }
-    Ok(watch(
-        response,
-        ticket,
-        call.map(|id| cancel(&book, &session, id)),
-    ))
+    watch(response, ticket, call.map(|id| cancel(&book, &session, id)))
 }
 
 /// A request outside any session: an `initialize` that opens one is
 /// recorded for `principal`, or refused at a cap.
-async fn opening<S, B, R>(
-    mut inner: S,
+async fn opening<S, B>(
+    inner: &S,
     book: Arc<SessionBook>,
     principal: Arc<str>,
     request: Request<ScreenedBody<B>>,
-) -> Result<Watching<R>, S::Error>
+) -> Watching<S::Body>
 where
-    S: Service<Request<ScreenedBody<B>>, Response = Response<R>>,
+    S: Serve<ScreenedBody<B>>,
 {
-    let response = inner.call(request).await?;
+    let response = inner.serve(request).await;
     let Some(opened) = response
         .headers()
         .get(SESSION_ID)
         .and_then(|v| v.to_str().ok())
         .map(str::to_owned)
     else {
-        return Ok(response.map(|body| Either::Right(Watched::plain(body))));
+        return response.map(|body| Either::Right(Watched::plain(body)));
     };
     match book.open(&opened, &principal).await {
-        Ok(()) => Ok(response.map(|body| Either::Right(Watched::plain(body)))),
+        Ok(()) => response.map(|body| Either::Right(Watched::plain(body))),
         Err(limit) => {
             // The session exists in rmcp already: close it before refusing.
             let _closed = book.manager.close_session(&opened.into()).await;
-            Ok(at_capacity(limit, book.limits.idle.as_secs().clamp(1, 300)))
+            at_capacity(limit, book.limits.idle.as_secs().clamp(1, 300))
         }
     }
 }
