@@ -3,8 +3,10 @@
 //!
 //! `cargo bench -p mrtr-guard-peers --bench round`
 //!
-//! The round: `parse_strict` of the JSON-RPC request;
-//! `CallParams::from_json_owned` (the params moved out of the request);
+//! The round: the request checked by `check_strict` (as `ScreenLayer`
+//! checks it, no tree) and parsed once by `serde_json` (as the SDK behind
+//! parses it); `CallParams::from_json_owned` (the params moved out of the
+//! request);
 //! `Flow::run` with a handler that `require`s the 10-field ship form (the
 //! runtime opens the `requestState` under the call's binding, checks that the
 //! answer is to the question the state asked, and validates it) and then a
@@ -29,7 +31,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use mrtr_guard::json::{Limits, parse_strict};
+use mrtr_guard::json::{Limits, check_strict};
 use mrtr_guard::wire::{CallParams, InputRequiredResult};
 use mrtr_guard::{Call, Flow, Form, MasterKey, Method, Mode, Round, RoundEnd, StateCodec, Stop};
 use mrtr_guard_peers::{accepted, app_data, ship_form};
@@ -55,7 +57,8 @@ fn handler(round: &mut Round<'_>, forms: &Forms) -> Result<usize, Stop> {
 
 /// The server's side of one round: `None` when any step refuses.
 fn round(flow: &Flow, forms: &Forms, request: &[u8]) -> Option<Vec<u8>> {
-    let mut request = parse_strict(request, &Limits::new()).ok()?;
+    check_strict(request, &Limits::new()).ok()?;
+    let mut request: Value = serde_json::from_slice(request).ok()?;
     let method = Method::from_name(request.get("method")?.as_str()?)?;
     let params = request.get_mut("params")?.take();
     let params = CallParams::from_json_owned(method, params).ok()?;
