@@ -11,6 +11,19 @@ use serde_json::Value;
 /// are parsed under.
 pub(super) type Case = (&'static str, Vec<u8>, Expect, Limits);
 
+/// Every case of every rule's file.
+pub(super) fn every_case() -> Vec<Case> {
+    [
+        super::strict_json::cases(),
+        super::envelope::cases(),
+        super::values::cases(),
+        super::choices::cases(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
 /// The form every case is validated against.
 pub(super) fn form() -> Form {
     Form::builder("Hostile")

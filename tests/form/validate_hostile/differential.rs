@@ -6,7 +6,7 @@
 use mrtr_guard::json::{JsonError, Limits, check_strict, parse_strict};
 use proptest::prelude::*;
 
-use super::{choices, envelope, strict_json, values};
+use super::case::every_case;
 
 /// Both accept, or both refuse with the same kind of error.
 fn agree(name: &str, bytes: &[u8], limits: &Limits) -> Result<(), String> {
@@ -47,15 +47,7 @@ const ROUND_2: &str = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":
 
 #[test]
 fn every_hostile_case_is_refused_as_parse_strict_refuses_it() {
-    let cases: Vec<_> = [
-        strict_json::cases(),
-        envelope::cases(),
-        values::cases(),
-        choices::cases(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let cases = every_case();
     let mut failures = Vec::new();
     let mut refused = 0;
     for (name, bytes, _, limits) in &cases {

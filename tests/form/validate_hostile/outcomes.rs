@@ -4,21 +4,12 @@
 use mrtr_guard::form::{Problem, Reason, Verdict};
 use serde_json::json;
 
-use super::case::{check, form};
-use super::{choices, envelope, strict_json, values};
+use super::case::{check, every_case, form};
 
 #[test]
 fn hostile_cases_get_their_documented_outcome() {
     let form = form();
-    let cases: Vec<_> = [
-        strict_json::cases(),
-        envelope::cases(),
-        values::cases(),
-        choices::cases(),
-    ]
-    .into_iter()
-    .flatten()
-    .collect();
+    let cases = every_case();
     assert!(cases.len() >= 60, "only {} cases", cases.len());
     for (name, bytes, expect, limits) in &cases {
         check(name, &form, bytes, expect, limits);
