@@ -16,7 +16,7 @@ mod scan;
 mod strict;
 
 pub use digest::JsonDigest;
+pub use scan::check_strict;
 #[cfg(feature = "tower")]
 pub(crate) use scan::scan_strict;
-pub use scan::check_strict;
 pub use strict::{JsonError, Limits, parse_strict};
