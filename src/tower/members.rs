@@ -54,15 +54,19 @@ impl<'a> Members<'a> {
 
     /// The member's bytes, if the body has it.
     fn raw(&self, member: Member) -> Option<&'a [u8]> {
-        let range = self.found.get(member as usize)?.clone()?;
+        self.raw_at(member as usize)
+    }
+
+    /// The bytes of the member whose path is `PATHS[index]`, if the body
+    /// has it.
+    fn raw_at(&self, index: usize) -> Option<&'a [u8]> {
+        let range = self.found.get(index)?.clone()?;
         self.bytes.get(range)
     }
 
     /// The member's value, if the body has it.
     pub(super) fn value(&self, member: Member) -> Option<Value> {
-        // Checked strictly by the scan: `serde_json` reads it as the scan
-        // did.
-        serde_json::from_slice(self.raw(member)?).ok()
+        decode(self.raw(member)?)
     }
 
     /// The member's text, if it is a string.
@@ -137,4 +141,34 @@ impl<'a> Members<'a> {
             .filter_map(|&(name, member)| Some((name.to_owned(), self.value(member)?)))
             .collect()
     }
+}
+
+/// A member's value from its bytes. Checked strictly by the scan:
+/// `serde_json` reads them as the scan did.
+fn decode(raw: &[u8]) -> Option<Value> {
+    serde_json::from_slice(raw).ok()
+}
+
+/// A member's path (`["params", "name"]`) and the value the screen read
+/// there, `None` where the body has none.
+#[cfg(fuzzing)]
+pub type ScreenedMember = (&'static [&'static str], Option<Value>);
+
+/// Every member the screen reads from `bytes`, as the screen reads it. For
+/// the `screen_members` fuzz target, which reads the same paths from
+/// `parse_strict`'s tree of the same bytes: only `cargo fuzz` builds it
+/// (`--cfg fuzzing`).
+///
+/// # Errors
+///
+/// The parse error the screen refuses the body with, where it is not
+/// strict JSON within `limits`.
+#[cfg(fuzzing)]
+pub fn screened_members(bytes: &[u8], limits: &Limits) -> Result<Vec<ScreenedMember>, RpcError> {
+    let members = Members::scan(bytes, limits)?;
+    Ok(PATHS
+        .iter()
+        .enumerate()
+        .map(|(index, path)| (*path, members.raw_at(index).and_then(decode)))
+        .collect())
 }

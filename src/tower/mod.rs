@@ -75,4 +75,7 @@ pub(crate) mod order;
 pub(crate) mod service;
 
 pub use layer::ScreenLayer;
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use members::{ScreenedMember, screened_members};
 pub use service::{Screen, ScreenFuture, ScreenedBody};
