@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use serde_json::{Map, Value};
 
-use crate::json::{Limits, scan_strict};
+use crate::json::{Limits, parse_strict, scan_strict};
 use crate::wire::{Method, RpcError};
 
 /// A member the screen reads.
@@ -143,10 +143,20 @@ impl<'a> Members<'a> {
     }
 }
 
-/// A member's value from its bytes. Checked strictly by the scan:
-/// `serde_json` reads them as the scan did.
+/// A member's bytes read as `parse_strict` reads them, within these caps:
+/// the scan has checked them within the body's.
+const CHECKED: Limits = Limits::new()
+    .with_max_bytes(usize::MAX)
+    .with_max_depth(usize::MAX);
+
+/// A member's value from its bytes, as `parse_strict`'s tree of the whole
+/// body has it: every object key a plain key. `serde_json`'s own `Value`
+/// reads an object whose first key is its private raw-value token as the
+/// JSON text inside: `"arguments":{"$serde_json::private::RawValue":"{}"}`
+/// would bind as `{}` while the tool's extractors read the one-member
+/// object, and a `requestState` object would pass as a string.
 fn decode(raw: &[u8]) -> Option<Value> {
-    serde_json::from_slice(raw).ok()
+    parse_strict(raw, &CHECKED).ok()
 }
 
 /// A member's path (`["params", "name"]`) and the value the screen read

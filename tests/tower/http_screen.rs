@@ -355,6 +355,13 @@ fn null_retry_fields_are_refused_on_the_three_retry_methods() {
             json!({"name": "t", "requestState": 7}),
             Some(-32602),
         ),
+        // An object is not a string, whatever its one member is named:
+        // `serde_json`'s own `Value` would read this one as the text inside.
+        (
+            "tools/call",
+            json!({"name": "t", "requestState": {"$serde_json::private::RawValue": "\"s\""}}),
+            Some(-32602),
+        ),
         // Not a call that retries: the service behind decides.
         ("tools/list", json!({"requestState": null}), None),
     ] {
