@@ -23,6 +23,14 @@ const KEYS_IN_A_LIST: usize = 8;
 /// characters), without building a value: for a caller that then reads the
 /// bytes with its own types.
 ///
+/// Bind, compare or validate a value taken from [`parse_strict`]'s tree,
+/// not one read again with `serde_json::Value`: with `serde_json`'s
+/// `raw_value` feature on (this crate turns it on), `Value` reads an object
+/// whose first key is `"$serde_json::private::RawValue"` as the JSON text
+/// inside it, where the tree, and a `Map` of typed fields, keep the key.
+///
+/// [`parse_strict`]: super::parse_strict
+///
 /// ```
 /// use mrtr_guard::json::{JsonError, Limits, check_strict};
 ///
