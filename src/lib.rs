@@ -179,6 +179,18 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod form;
+// What the mount's layers hand each other (the principal, the raw
+// arguments, the call id, the task offer): crate-private.
+#[cfg(any(feature = "tower", feature = "rmcp"))]
+#[cfg_attr(
+    not(feature = "server"),
+    expect(
+        dead_code,
+        reason = "the screen (tower) hands down what rmcp's adapter reads: with one of them alone, \
+                  the other half is unused"
+    )
+)]
+mod handoff;
 pub mod json;
 pub mod metrics;
 pub mod runtime;

@@ -46,7 +46,7 @@ pub const REASKS: &str = "mrtr_guard_reasks_total";
 pub const FLOWS_ENDED: &str = "mrtr_guard_flows_ended_total";
 
 /// Sessions opened by clients of the session revisions (`2025-11-25`,
-/// `2025-06-18`) through `rmcp::Legacy`.
+/// `2025-06-18`) through `rmcp::McpHandler`.
 pub const LEGACY_SESSIONS_OPENED: &str = "mrtr_guard_legacy_sessions_opened_total";
 
 /// Sessions of the session revisions open now in this process (a gauge).

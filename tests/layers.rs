@@ -11,9 +11,9 @@
 //!   through `lib.rs`: files of one module import each other by file path,
 //!   and only code outside a module goes through its index (the binary, a
 //!   crate of its own, may use the root re-exports);
-//! - module-level edges follow `json -> wire -> state, form -> task, runtime ->
-//!   tower -> rmcp -> bin`, with `metrics` below them all ([`ALLOWED`],
-//!   printed on failure);
+//! - module-level edges follow `json -> wire -> state, form -> task,
+//!   runtime -> handoff -> tower -> rmcp -> bin`, with `metrics` below them
+//!   all ([`ALLOWED`], printed on failure);
 //! - no `mod.rs` defines items beyond declarations and re-exports
 //!   ([`NOT_YET_AN_INDEX`] lists the exceptions, each with its reason);
 //! - the files only a `#[cfg(test)] mod` declaration includes, test-only
@@ -45,9 +45,10 @@ use std::path::{Path, PathBuf};
 type ModPath = Vec<String>;
 
 /// Which top-level modules each one may import, the order of the layers:
-/// `json -> wire -> state, form -> task, runtime -> tower -> rmcp -> bin`. The
-/// root (`lib.rs`) declares and re-exports everything; `derive_support`
-/// (`mrtr_guard::__private`, for the derive's generated code) sits on `form`.
+/// `json -> wire -> state, form -> task, runtime -> handoff -> tower -> rmcp
+/// -> bin`. The root (`lib.rs`) declares and re-exports everything;
+/// `derive_support` (`mrtr_guard::__private`, for the derive's generated
+/// code) sits on `form`.
 const ALLOWED: &[(&str, &[&str])] = &[
     // The metric names and their recording functions: a floor of their own,
     // which every layer that counts something records through.
@@ -60,22 +61,28 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("runtime", &["metrics", "json", "wire", "state", "form"]),
     // Where tasks are kept: sealed records (state's keys) under ids.
     ("task", &["json", "wire", "state"]),
+    // What the mount's layers hand each other (the principal, the raw
+    // arguments, the call id, the task offer): defined once, below both the
+    // screen that derives most of them and the adapter that reads them.
+    ("handoff", &["json", "wire", "runtime"]),
     (
         "tower",
-        &["metrics", "json", "wire", "state", "form", "runtime"],
+        &[
+            "metrics", "json", "wire", "state", "form", "runtime", "handoff",
+        ],
     ),
     // The rmcp server builder mounts rmcp behind tower's `ScreenLayer`.
     (
         "rmcp",
         &[
-            "metrics", "json", "wire", "state", "form", "runtime", "tower", "task",
+            "metrics", "json", "wire", "state", "form", "runtime", "handoff", "tower", "task",
         ],
     ),
     (
         "bin",
         &[
-            "metrics", "json", "wire", "state", "form", "runtime", "rmcp", "tower", "task",
-            "lib.rs",
+            "metrics", "json", "wire", "state", "form", "runtime", "handoff", "rmcp", "tower",
+            "task", "lib.rs",
         ],
     ),
 ];

@@ -24,7 +24,7 @@ pub fn error_data(error: RpcError) -> ErrorData {
 /// those with `-32602` (the state error for a bad `requestState`, the
 /// `inputResponses` error for bad responses) and every other method with
 /// `-32601`, as `rmcp` would, but never echoing the method's name.
-/// [`Legacy`](super::Legacy) (and so [`McpServer`](super::McpServer))
+/// [`McpHandler`](super::McpHandler) (and so [`McpServer`](super::McpServer))
 /// answers with it whenever the handler's `on_custom_request` answers
 /// `-32601`: a handler behind them need not call it.
 ///

@@ -17,7 +17,8 @@ use serde::de::{DeserializeOwned, Deserializer, Error as _};
 use serde_json::{Map, Value};
 
 use super::error::error_data;
-use super::legacy::{LegacyRetry, session_capabilities};
+use super::legacy::session_capabilities;
+use crate::handoff::LegacyRetry;
 use crate::wire::{PROTOCOL_VERSION, RequestMeta, RpcError};
 
 /// What a `#[tool]` function's round needs from its `tools/call`: an `rmcp`
@@ -84,7 +85,8 @@ impl<'a> Context<'a> {
 }
 
 /// The request's `_meta`. A retry (`requestState` or `inputResponses`)
-/// must declare 2026-07-28 in it, unless [`Legacy`](super::Legacy) made it;
+/// must declare 2026-07-28 in it, unless the legacy rounds of
+/// [`McpHandler`](super::McpHandler) made it;
 /// a round 1 without one (a legacy session, no per-request `_meta`) reads
 /// the capabilities rmcp knows.
 fn request_meta(cx: &RequestContext<RoleServer>, retry: bool) -> Result<RequestMeta, ErrorData> {

@@ -13,12 +13,9 @@ use serde_json::{Map, Value};
 
 use super::error::error_data;
 use super::extract::{BoundArgs, Context, ToolCall};
-use super::principal::PrincipalFn;
-use super::task::offer::{note_replay, task_phase};
+use crate::handoff::{Principal, PrincipalFn, RawArguments, ReplayNoted, TaskOffer, authenticate};
 use crate::runtime::{Call, Flow, Misuse, Opened, Opening, Round};
 use crate::state::StateError;
-#[cfg(feature = "tower")]
-use crate::tower::service::RawArguments;
 use crate::wire::Method;
 use crate::wire::{CallParams, RpcError};
 
@@ -76,12 +73,6 @@ impl RmcpFlow {
     #[cfg(feature = "server")]
     pub(super) fn shared_flow(&self) -> Arc<Flow> {
         Arc::clone(&self.flow)
-    }
-
-    /// The principal function, for the task host's owner checks.
-    #[cfg(feature = "server")]
-    pub(super) fn principal_fn(&self) -> Option<Arc<PrincipalFn>> {
-        Some(Arc::clone(&self.principal))
     }
 
     /// The round of a `tools/call`.
@@ -244,28 +235,29 @@ impl RmcpFlow {
         if let Some(state) = state {
             params = params.with_request_state(state);
         }
-        let call = match self.principal(context.parts) {
+        let call = match self.principal(context.parts)?.as_deref() {
             Some(principal) => Call::new(params).with_principal(principal),
-            None if !self.flow.codec().allows_anonymous() => {
-                log_unauthenticated();
-                return Err(error_data(RpcError::unauthenticated()));
-            }
             None => Call::new(params),
         };
-        let call = call.with_task_phase(task_phase(context.parts));
+        let call = call.with_task_phase(TaskOffer::of(context.parts));
         let opened = self.open(call).await.map_err(|error| {
             if error.state_error() == Some(&StateError::Replayed) {
-                note_replay(context.parts);
+                ReplayNoted::note(context.parts);
             }
             error_data(error)
         })?;
         Ok(opened.round(&self.flow))
     }
 
-    /// Who is calling, from the request's HTTP parts through the
-    /// principal function; `None` without HTTP parts.
-    fn principal(&self, parts: Option<&http::request::Parts>) -> Option<String> {
-        parts.and_then(|parts| (self.principal)(parts))
+    /// Who is calling: the principal the mount derived for the request
+    /// (behind [`McpServer`](crate::rmcp::McpServer)), else found once
+    /// through the principal function.
+    fn principal(&self, parts: Option<&http::request::Parts>) -> Result<Principal, ErrorData> {
+        if let Some(derived) = parts.and_then(Principal::of) {
+            return Ok(derived.clone());
+        }
+        let required = !self.flow.codec().allows_anonymous();
+        authenticate(&*self.principal, parts, required).map_err(error_data)
     }
 
     /// Opens the call's state: awaiting the replay guard's async face (the
@@ -388,39 +380,12 @@ fn bound_arguments<'a>(
     let Some(parts) = parts else {
         return Ok(arguments);
     };
-    match raw_arguments(parts) {
-        Some(raw) if raw.0 == method && raw.1 == target => Ok(raw.2),
-        None if source == Arguments::Given => Ok(arguments),
-        _ => Err(error_data(Misuse::ArgumentsUnbound.into_error())),
+    match RawArguments::of(parts, method, target) {
+        Some(raw) => Ok(raw),
+        None if source == Arguments::Given && !RawArguments::kept(parts) => Ok(arguments),
+        None => Err(error_data(Misuse::ArgumentsUnbound.into_error())),
     }
 }
-
-/// What `ScreenLayer` kept of a call's body: method, target, raw arguments.
-type Kept<'a> = (Method, &'a str, Option<&'a Map<String, Value>>);
-
-/// What `ScreenLayer` kept of the body, if it screened it.
-#[cfg(feature = "tower")]
-fn raw_arguments(parts: &http::request::Parts) -> Option<Kept<'_>> {
-    let raw = parts.extensions.get::<RawArguments>()?;
-    Some((raw.method, raw.target.as_str(), raw.arguments.as_deref()))
-}
-
-#[cfg(not(feature = "tower"))]
-fn raw_arguments(_parts: &http::request::Parts) -> Option<Kept<'_>> {
-    None
-}
-
-#[cfg(feature = "tracing")]
-fn log_unauthenticated() {
-    tracing::warn!(
-        name: "unauthenticated_call", target: "mrtr_guard::rmcp",
-        "a round was opened without a principal on a codec that refuses anonymous states: \
-         refused as unauthenticated (check the principal function)"
-    );
-}
-
-#[cfg(not(feature = "tracing"))]
-fn log_unauthenticated() {}
 
 /// `rmcp`'s `inputResponses` as ours (moved, not copied), checked as the
 /// wire types check them.

@@ -32,13 +32,15 @@
 //! - [`custom_request_error`] fixes an `rmcp` gap: a `tools/call` whose
 //!   params do not fit `rmcp`'s types falls through to
 //!   `on_custom_request`, whose default answers `-32601` with the method
-//!   name the client sent. [`Legacy`], and so `McpServer`, already answers
-//!   with it; a handler served without them returns it from its
+//!   name the client sent. [`McpHandler`], and so `McpServer`, already
+//!   answers with it; a handler served without them returns it from its
 //!   `on_custom_request`;
-//! - [`Legacy`] wraps your server handler so that `2025-11-25` session
-//!   clients, which expect server-initiated `elicitation/create`, are served
-//!   by the same tools: it sends each round's requests over the session and
-//!   runs the handler again in process with the answers;
+//! - [`McpHandler`] wraps your server handler and routes every request to
+//!   the path that serves it: `2025-11-25` session clients, which expect
+//!   server-initiated `elicitation/create`, are served by the same tools (it
+//!   sends each round's requests over the session and runs the handler
+//!   again in process with the answers), and under `McpServer` tool calls
+//!   and `tasks/*` go through the task host;
 //! - what `rmcp`'s parse cannot see: `serde_json` keeps the last of two
 //!   equal keys, and `rmcp`'s `Option` fields read `"requestState": null`
 //!   or `"inputResponses": null` as absent, which would start the flow over.
@@ -81,16 +83,19 @@
 //! # }
 //! ```
 
-// One file per job: `flow` opens rounds, `extract` holds the `#[tool]`
-// extractors, `response` ends rounds, `error` maps errors onto `rmcp`'s,
-// `legacy` serves clients of the session revisions (2025-11-25,
-// 2025-06-18), `server` mounts it all, `session` binds sessions to their
-// principal (and keeps SSE priming events from clients that predate them).
+// The files: `flow` (opening rounds), `extract` (the `#[tool]`
+// extractors), `response` (ending rounds), `error` (errors onto `rmcp`'s),
+// `handler/` (`McpHandler`, which routes every request to its path),
+// `legacy/` (calls from sessions of the revisions 2025-11-25 and 2025-06-18,
+// run round after round), `task/` (the task host: tasks and their methods),
+// `session/` (sessions bound to their principal, SSE priming events kept
+// from clients that predate them), `server` (`McpServer`, which mounts it
+// all).
 mod error;
 mod extract;
 mod flow;
+mod handler;
 mod legacy;
-mod principal;
 mod response;
 #[cfg(feature = "server")]
 mod server;
@@ -98,11 +103,12 @@ mod server;
 mod session;
 mod task;
 
+pub use crate::handoff::PrincipalFn;
 pub use error::{custom_request_error, error_data};
 pub use extract::{BoundArgs, ToolCall};
 pub use flow::RmcpFlow;
-pub use legacy::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};
-pub use principal::PrincipalFn;
+pub use handler::McpHandler;
+pub use legacy::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS};
 pub use response::{
     ToolResponse, input_required, prompt_response, resource_response, tool_response,
 };

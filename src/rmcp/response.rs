@@ -15,6 +15,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::error_data;
+use crate::handoff::TaskStart;
 use crate::runtime::{Round, RoundEnd, Stop};
 #[cfg(feature = "tower")]
 use crate::tower::order::order_hint_key;
@@ -53,7 +54,7 @@ pub fn tool_response<T: IntoCallToolResult>(
                 failure.to_string(),
             )]))
         }
-        RoundEnd::Task { request_state } => task_start(request_state),
+        RoundEnd::Task { request_state } => TaskStart(request_state).into_response(),
     })
 }
 
@@ -103,19 +104,6 @@ pub fn resource_response(
         }
         RoundEnd::Task { .. } => return Err(error_data(RpcError::internal_error())),
     })
-}
-
-/// A round that ends as a task ([`RoundEnd::Task`]), as the handler hands
-/// it to the task host (`McpServer`'s, which offered the task and alone
-/// reads it): an input-required result that asks nothing and carries the
-/// state the task's first run opens. A round ends so only where the host
-/// offered a task ([`TaskPhase::Offered`](crate::runtime::TaskPhase)); the
-/// runtime never ends a round with an ask of nothing otherwise.
-fn task_start(request_state: String) -> CallToolResponse {
-    CallToolResponse::InputRequired(::rmcp::model::InputRequiredResult::new(
-        None,
-        Some(request_state),
-    ))
 }
 
 /// Our [`InputRequiredResult`] as `rmcp`'s, a form's fields in the order

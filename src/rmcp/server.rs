@@ -14,25 +14,28 @@ use ::rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use tower_layer::Layer;
 
 use super::flow::RmcpFlow;
-use super::legacy::{DEFAULT_ANSWER_TIMEOUT, Legacy};
+use super::handler::McpHandler;
+use super::legacy::DEFAULT_ANSWER_TIMEOUT;
 use super::session::{SessionBook, SessionLimits, Sessions};
 use super::task::host::TaskHost;
 use super::task::settings::{TaskSettings, TaskSupport};
+use crate::handoff::PrincipalFn;
 use crate::json::Limits;
 use crate::runtime::Flow;
 use crate::task::{MemoryTaskStore, TaskLimits, TaskStore};
 use crate::tower::layer::ScreenLayer;
-use crate::tower::service::Screen;
+use crate::tower::service::{Authentication, Screen};
 
 /// The service [`McpServerBuilder::build`] returns: mount it at your MCP
 /// path, e.g. `axum::Router::new().route_service("/mcp", service)`.
-pub type McpService<H> = Screen<Sessions<StreamableHttpService<Legacy<H>, LocalSessionManager>>>;
+pub type McpService<H> =
+    Screen<Sessions<StreamableHttpService<McpHandler<H>, LocalSessionManager>>>;
 
 /// How a server finds who is calling.
 enum Auth {
     Unset,
     Anonymous,
-    Principal(Arc<super::principal::PrincipalFn>),
+    Principal(Arc<PrincipalFn>),
 }
 
 /// The one way to mount mrtr-guard on `rmcp`. [`McpServer::builder`] takes
@@ -40,8 +43,9 @@ enum Auth {
 /// [`anonymous`](McpServerBuilder::anonymous)) says who is calling;
 /// [`build`](McpServerBuilder::build) hands your handler factory the
 /// [`RmcpFlow`] to keep and returns the tower service: `rmcp`'s Streamable
-/// HTTP service (JSON responses), stateless for 2026-07-28 clients and, for
-/// 2025-11-25 session clients, [`Legacy`] (turn it off with
+/// HTTP service (JSON responses) serving your handler through
+/// [`McpHandler`], stateless for 2026-07-28 clients and in sessions for
+/// 2025-11-25 clients (turn those off with
 /// [`legacy`](McpServerBuilder::legacy)), behind [`ScreenLayer`], which
 ///
 /// - refuses bodies `rmcp` would misread (duplicate keys, `null` retry
@@ -50,7 +54,10 @@ enum Auth {
 /// - refuses a retry (`requestState` or `inputResponses`) unless its
 ///   `MCP-Protocol-Version` header and its `_meta` both say 2026-07-28 and
 ///   its `Mcp-Method` and `Mcp-Name` headers say what its body says;
-/// - refuses a call without a principal with HTTP 401 when the codec
+/// - finds who is calling once per request, whatever its method or HTTP
+///   verb, through the [`authenticate`](McpServerBuilder::authenticate)
+///   function, and hands the principal down to the sessions, the rounds and
+///   the tasks; refuses a request without one with HTTP 401 when the codec
 ///   refuses anonymous states;
 /// - keeps the raw arguments of each call, which [`RmcpFlow::round`] binds
 ///   the state to whatever the tool's extractors took;
@@ -190,10 +197,10 @@ impl McpServerBuilder {
         self
     }
 
-    /// Whether `2025-11-25` session clients are served ([`Legacy`], on by
-    /// default): `rmcp` gives them a session in this process's memory, and
-    /// their rounds run by sending them the input requests. Off, only
-    /// `2026-07-28` requests (stateless) are served.
+    /// Whether `2025-11-25` session clients are served (on by default):
+    /// `rmcp` gives them a session in this process's memory, and their
+    /// rounds run by sending them the input requests ([`McpHandler`]). Off,
+    /// only `2026-07-28` requests (stateless) are served.
     #[must_use]
     pub fn legacy(mut self, on: bool) -> Self {
         self.legacy = on.then_some(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT));
@@ -201,7 +208,7 @@ impl McpServerBuilder {
     }
 
     /// How long a legacy session client has to answer one input request
-    /// ([`Legacy::with_answer_timeout`]).
+    /// ([`McpHandler::with_answer_timeout`]).
     #[must_use]
     pub fn legacy_answer_timeout(mut self, timeout: Duration) -> Self {
         if self.legacy.is_some() {
@@ -328,29 +335,31 @@ impl McpServerBuilder {
             .with_limits(self.limits)
             .with_read_timeout(self.read_timeout)
             .with_max_response_bytes(self.max_response_bytes);
-        let (flow, authenticate) = match self.auth {
-            Auth::Unset if anonymous_codec => (RmcpFlow::anonymous(self.flow), None),
+        let flow = match self.auth {
+            Auth::Unset if anonymous_codec => RmcpFlow::anonymous(self.flow),
             Auth::Unset => return Err(ServerConfigError::NoAuthentication),
             Auth::Anonymous if !anonymous_codec => {
                 return Err(ServerConfigError::AnonymousCodecRequired);
             }
-            Auth::Anonymous => (RmcpFlow::anonymous(self.flow), None),
-            Auth::Principal(principal) => {
-                if !anonymous_codec {
-                    let check = Arc::clone(&principal);
-                    layer = layer.with_authentication(Arc::new(move |parts| {
-                        check(parts).is_some_and(|principal| !principal.is_empty())
-                    }));
-                }
-                // Every request is authenticated where the codec needs a
-                // principal; over an anonymous codec a request without one
-                // is still served, as the anonymous principal.
-                let sessions = (!anonymous_codec).then(|| Arc::clone(&principal));
-                (RmcpFlow::from_shared(self.flow, principal), sessions)
+            Auth::Anonymous => RmcpFlow::anonymous(self.flow),
+            Auth::Principal(find) => {
+                // The screen finds every request's principal, once, and
+                // hands it down. Where the codec needs one, a request
+                // without one is refused; over an anonymous codec it is
+                // served as the anonymous principal.
+                layer = layer.with_authentication(Authentication {
+                    find: Arc::clone(&find),
+                    required: !anonymous_codec,
+                });
+                RmcpFlow::from_shared(self.flow, find)
             }
         };
-        let host = TaskHost::new(self.tasks, flow.shared_flow(), flow.principal_fn());
-        let handler = Legacy::new(handler(flow))
+        // Sessions belong to their principal where every request has one
+        // (past the match, a codec that refuses anonymous states has an
+        // authentication function).
+        let bound_sessions = !anonymous_codec;
+        let host = TaskHost::new(self.tasks, flow.shared_flow());
+        let handler = McpHandler::new(handler(flow))
             .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT))
             .with_tasks(Arc::new(host));
         let config = StreamableHttpServerConfig::default()
@@ -361,7 +370,7 @@ impl McpServerBuilder {
         let manager = Arc::new(manager);
         let book = Arc::new(SessionBook::new(Arc::clone(&manager), self.sessions));
         let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
-        Ok(layer.layer(Sessions::new(service, book, authenticate)))
+        Ok(layer.layer(Sessions::new(service, book, bound_sessions)))
     }
 }
 

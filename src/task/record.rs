@@ -88,8 +88,9 @@ pub(crate) struct TaskRecord {
     pub(crate) request_state: Option<String>,
     /// Task key -> the question parked under it, while unanswered.
     pub(crate) outstanding: BTreeMap<String, Parked>,
-    /// Handler key -> the answer given, for the next run.
-    pub(crate) answers: BTreeMap<String, Value>,
+    /// Handler key -> the answer given, for the next run: as `tasks/update`
+    /// carried it, and as the run's retry hands it to the handler.
+    pub(crate) answers: ::rmcp::model::InputResponses,
     /// How many task keys were issued.
     pub(crate) issued: u64,
     /// Every key ever parked on the task: keys are never reused in a task.
@@ -185,7 +186,7 @@ mod tests {
             },
             request_state: None,
             outstanding: BTreeMap::new(),
-            answers: BTreeMap::new(),
+            answers: ::rmcp::model::InputResponses::new(),
             issued: 0,
             used: BTreeSet::new(),
             mailbox: BTreeMap::new(),

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tower_layer::Layer;
 
-use super::service::{Authenticated, Config, Screen};
+use super::service::{Authentication, Config, Screen};
 use crate::json::Limits;
 use crate::wire::HeaderCheck;
 
@@ -50,16 +50,17 @@ impl ScreenLayer {
         self
     }
 
-    /// Refuses (HTTP 401) a call whose request `authenticated` says carries
-    /// no principal: the `rmcp` server builder's check, for a codec that
-    /// refuses anonymous states.
+    /// Derives every request's principal once, through the `rmcp` server
+    /// builder's function, and hands it down to the layers behind; refuses
+    /// (HTTP 401) a request without one when `authentication.required` (a
+    /// codec that refuses anonymous states).
     #[cfg_attr(
         not(feature = "server"),
         expect(dead_code, reason = "used by the rmcp server builder")
     )]
     #[must_use]
-    pub(crate) fn with_authentication(mut self, authenticated: Arc<Authenticated>) -> Self {
-        Arc::make_mut(&mut self.config).authenticated = Some(authenticated);
+    pub(crate) fn with_authentication(mut self, authentication: Authentication) -> Self {
+        Arc::make_mut(&mut self.config).authentication = Some(authentication);
         self
     }
 

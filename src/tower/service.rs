@@ -15,13 +15,13 @@ use http::header::{CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tower_service::Service;
 
 use super::members::{Member, Members};
 use super::order::in_declared_order;
+use crate::handoff::{CallId, PrincipalFn, RawArguments, authenticate};
 use crate::json::Limits;
-use crate::wire::Method;
 use crate::wire::{HeaderCheck, RpcError, retry_fields};
 
 /// The body a screened service receives, and the body of its responses:
@@ -33,9 +33,14 @@ pub type ScreenedBody<B> = Either<Full<Bytes>, B>;
 /// The future of a [`Screen`] call.
 pub type ScreenFuture<T, E> = Pin<Box<dyn Future<Output = Result<T, E>> + Send>>;
 
-/// Whether a request's HTTP parts identify a caller: set by the `rmcp`
-/// server builder when its codec refuses anonymous states.
-pub(crate) type Authenticated = dyn Fn(&http::request::Parts) -> bool + Send + Sync;
+/// How the screen finds who is calling: the `rmcp` server builder's
+/// principal function, and whether a request without a principal is
+/// refused (the codec refuses anonymous states).
+#[derive(Clone)]
+pub(crate) struct Authentication {
+    pub(crate) find: Arc<PrincipalFn>,
+    pub(crate) required: bool,
+}
 
 /// The settings of a [`ScreenLayer`](super::ScreenLayer), shared by the
 /// services it makes.
@@ -48,7 +53,7 @@ pub(super) struct Config {
     /// The most bytes of a JSON response the layer buffers to put forms'
     /// fields back in order.
     pub(super) max_response_bytes: usize,
-    pub(super) authenticated: Option<Arc<Authenticated>>,
+    pub(super) authentication: Option<Authentication>,
 }
 
 impl Default for Config {
@@ -58,7 +63,7 @@ impl Default for Config {
             headers: None,
             read_timeout: None,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
-            authenticated: None,
+            authentication: None,
         }
     }
 }
@@ -73,37 +78,13 @@ impl fmt::Debug for Config {
             .field("headers", &self.headers)
             .field("read_timeout", &self.read_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
-            .field("authenticated", &self.authenticated.is_some())
+            .field(
+                "authentication",
+                &self.authentication.as_ref().map(|auth| auth.required),
+            )
             .finish()
     }
 }
-
-/// The raw `arguments` object of a screened `tools/call` or `prompts/get`,
-/// as the client sent it, with the method and name it came with: the layer
-/// puts it in the request's extensions, and the `rmcp` adapter binds a
-/// round's state to it whatever the tool's extractors took.
-#[derive(Debug, Clone)]
-#[cfg_attr(
-    not(feature = "rmcp"),
-    expect(dead_code, reason = "read by the rmcp adapter")
-)]
-pub(crate) struct RawArguments {
-    pub(crate) method: Method,
-    pub(crate) target: String,
-    /// Shared: `rmcp` copies the request's extensions into each handler's
-    /// context, and the `ToolCall` extractor copies the context.
-    pub(crate) arguments: Option<Arc<Map<String, Value>>>,
-}
-
-/// The JSON-RPC id of a screened `tools/call`, `prompts/get` or
-/// `resources/read` (the requests that may wait for their client), for the
-/// session service, which counts and cancels them.
-#[derive(Debug, Clone)]
-#[cfg_attr(
-    not(feature = "rmcp"),
-    expect(dead_code, reason = "read by the rmcp adapter's sessions")
-)]
-pub(crate) struct CallId(pub(crate) Value);
 
 /// The service [`ScreenLayer`](super::ScreenLayer) makes: screens, then
 /// calls `S`.
@@ -151,18 +132,17 @@ where
         let config = Arc::clone(&self.config);
         Box::pin(async move {
             if request.method() != http::Method::POST {
-                let response = inner.call(request.map(Either::Right)).await?;
+                let (mut parts, body) = request.into_parts();
+                if let Err(error) = principal(&config, &mut parts) {
+                    return Ok(refusal(&Value::Null, &error));
+                }
+                let request = Request::from_parts(parts, Either::Right(body));
+                let response = inner.call(request).await?;
                 return Ok(response.map(Either::Right));
             }
             let (mut parts, body) = request.into_parts();
-            match screen(&config, &parts, body).await {
-                Ok((bytes, call)) => {
-                    if let Some((id, raw)) = call {
-                        parts.extensions.insert(CallId(id));
-                        if let Some(raw) = raw {
-                            parts.extensions.insert(raw);
-                        }
-                    }
+            match screen(&config, &mut parts, body).await {
+                Ok(bytes) => {
                     let request = Request::from_parts(parts, Either::Left(Full::new(bytes)));
                     let response = inner.call(request).await?;
                     Ok(in_declared_order(response, config.max_response_bytes)
@@ -175,20 +155,35 @@ where
     }
 }
 
-/// Reads and screens a POST body; the bytes to pass on with, for a call
-/// with an id, its id and raw arguments, or the request id (`null` when
-/// unknown) and the error to refuse it with.
+/// Derives the request's [`Principal`] once, where the screen
+/// authenticates, and hands it down in `parts`.
+fn principal(config: &Config, parts: &mut http::request::Parts) -> Result<(), RpcError> {
+    if let Some(auth) = &config.authentication {
+        let principal = authenticate(&*auth.find, Some(parts), auth.required)?;
+        parts.extensions.insert(principal);
+    }
+    Ok(())
+}
+
+/// Reads and screens a POST body: the bytes to pass on, with what the
+/// screen derived (the principal; a call's id and raw arguments) in
+/// `parts`; or the request id (`null` when unknown) and the error to refuse
+/// it with.
 async fn screen<B>(
     config: &Config,
-    parts: &http::request::Parts,
+    parts: &mut http::request::Parts,
     body: B,
-) -> Result<(Bytes, Option<(Value, Option<RawArguments>)>), (Value, RpcError)>
+) -> Result<Bytes, (Value, RpcError)>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn Error + Send + Sync>>,
 {
-    let headers = &parts.headers;
-    let mut reading = std::pin::pin!(read(body, headers, config.limits.max_bytes()));
+    let declared = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    let mut reading = std::pin::pin!(read(body, declared, config.limits.max_bytes()));
     // A body that has arrived with its head (most do) is read without a
     // timer; the read timeout runs from the first wait.
     let arrived = std::future::poll_fn(|cx| Poll::Ready(reading.as_mut().poll(cx))).await;
@@ -212,34 +207,28 @@ where
         // authorises or audits by them sees the round with the side effect.
         if retry.is_retry() {
             HeaderCheck::default()
-                .check(header_pairs(headers), &body.for_header_check())
+                .check(header_pairs(&parts.headers), &body.for_header_check())
                 .map_err(|error| (body.id(), error))?;
-        }
-        if let Some(authenticated) = &config.authenticated
-            && !authenticated(parts)
-        {
-            log_unauthenticated();
-            return Err((body.id(), RpcError::unauthenticated()));
         }
         if let Some(target) = body.target(method) {
             kept = Some((method, target));
         }
     }
+    principal(config, parts).map_err(|error| (body.id(), error))?;
     if let Some(check) = &config.headers {
         check
-            .check(header_pairs(headers), &body.for_header_check())
+            .check(header_pairs(&parts.headers), &body.for_header_check())
             .map_err(|error| (body.id(), error))?;
     }
-    let raw = kept.map(|(method, target)| RawArguments {
-        method,
-        target,
-        arguments: body.arguments().map(Arc::new),
-    });
-    let call = match (method, body.value(Member::Id)) {
-        (Some(_), Some(id)) => Some((id, raw)),
-        _ => None,
-    };
-    Ok((bytes, call))
+    if let (Some(_), Some(id)) = (method, body.value(Member::Id)) {
+        parts.extensions.insert(CallId::new(id));
+        if let Some((method, target)) = kept {
+            parts
+                .extensions
+                .insert(RawArguments::new(method, target, body.arguments()));
+        }
+    }
+    Ok(bytes)
 }
 
 /// The headers as `(name, value)` text pairs, for [`HeaderCheck`]; a value
@@ -252,27 +241,13 @@ fn header_pairs(headers: &HeaderMap) -> impl Iterator<Item = (&str, &str)> {
     })
 }
 
-#[cfg(feature = "tracing")]
-fn log_unauthenticated() {
-    tracing::warn!(
-        name: "unauthenticated_call", target: "mrtr_guard::tower",
-        "a call reached a server whose states need a principal, without one: refused with 401"
-    );
-}
-
-#[cfg(not(feature = "tracing"))]
-fn log_unauthenticated() {}
-
-/// The whole body, if it fits in `max` bytes.
-async fn read<B>(body: B, headers: &HeaderMap, max: usize) -> Result<Bytes, RpcError>
+/// The whole body, if it fits in `max` bytes (and its `Content-Length`,
+/// `declared`, says it may).
+async fn read<B>(body: B, declared: Option<u64>, max: usize) -> Result<Bytes, RpcError>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn Error + Send + Sync>>,
 {
-    let declared = headers
-        .get(CONTENT_LENGTH)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.parse::<u64>().ok());
     let max_u64 = u64::try_from(max).unwrap_or(u64::MAX);
     if declared.is_some_and(|len| len > max_u64) || body.size_hint().lower() > max_u64 {
         return Err(RpcError::body_too_large(max));

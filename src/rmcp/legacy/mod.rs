@@ -1,21 +1,19 @@
 //! Clients of the session revisions (`2025-11-25`, `2025-06-18`) on the
-//! same tools: [`Legacy`].
+//! same tools: a call from such a session runs its rounds in process, each
+//! round's input requests sent over the session
+//! ([`McpHandler`](crate::rmcp::McpHandler) routes such calls here and
+//! documents the whole path).
 //!
-//! The server handler [`Legacy`] documents the whole path. One file per
-//! job: `wrapper` holds the type and its settings, `handler` its
-//! `ServerHandler` (what runs rounds, what goes to the wrapped handler),
-//! `rounds` a legacy call run round after round, `request` the
-//! server-initiated requests that carry the questions, `revision` a form in
-//! the shape the session's revision defines, `error` how a call ends when
-//! the session cannot go on.
+//! The files: `rounds` (a legacy call run round after round, and its
+//! settings), `request` (the server-initiated requests that carry the
+//! questions), `revision` (a form in the shape the session's revision
+//! defines), `error` (how a call ends when the session cannot go on).
 
 mod error;
-mod handler;
 mod request;
 mod revision;
 mod rounds;
-mod wrapper;
 
 pub(crate) use request::session_capabilities;
-pub(crate) use rounds::LegacyRetry;
-pub use wrapper::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS, Legacy};
+pub use rounds::{DEFAULT_ANSWER_TIMEOUT, LEGACY_MAX_ROUNDS};
+pub(crate) use rounds::{LegacyRounds, from_legacy_session};

@@ -3,9 +3,9 @@
 //! next run's retry fields.
 
 use std::future::Future;
+use std::time::Duration;
 
 use ::rmcp::ErrorData;
-use ::rmcp::ServerHandler;
 use ::rmcp::model::{
     CallToolRequestParams, CallToolResponse, CancelledNotificationParam, ClientResult,
     GetPromptRequestParams, GetPromptResponse, InputRequiredResult, InputResponses,
@@ -16,18 +16,36 @@ use ::rmcp::service::{PeerRequestOptions, RequestContext, RoleServer};
 use super::error::{failure, reworded, service_failure};
 use super::request::{missing_capabilities, server_request, session_capabilities};
 use super::revision::{for_revision, session_revision};
-use super::wrapper::{LEGACY_MAX_ROUNDS, Legacy};
+use crate::handoff::LegacyRetry;
 use crate::rmcp::error::error_data;
 use crate::wire::RpcError;
 
-/// Marks a run whose retry fields [`Legacy`] made from the answers it
-/// collected over the session.
+/// How long a server-initiated request waits for the client's answer by
+/// default: 5 minutes, half the default round `ttl` of
+/// [`Policy`](crate::state::Policy), so an answer that arrives in time
+/// finds its round's state still open. A person fills the form in that
+/// time; set it with
+/// [`McpHandler::with_answer_timeout`](crate::rmcp::McpHandler::with_answer_timeout)
+/// (or `McpServerBuilder::legacy_answer_timeout`), below your codec's round
+/// `ttl`.
+pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(300);
+
+/// The most rounds one legacy call runs. The state's round cap
+/// ([`Policy::max_rounds`](crate::state::Policy::max_rounds)) ends a flow
+/// of this crate first; this bounds a handler that keeps answering
+/// `input_required` some other way.
+pub const LEGACY_MAX_ROUNDS: usize = 32;
+
+/// How a legacy session's calls run their rounds: each server-initiated
+/// request waits up to the answer timeout.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct LegacyRetry;
+pub(crate) struct LegacyRounds {
+    answer_timeout: Duration,
+}
 
 /// Whether a request comes from a session that negotiated a revision before
 /// `2026-07-28` and names no version of its own.
-pub(super) fn from_legacy_session(cx: &RequestContext<RoleServer>) -> bool {
+pub(crate) fn from_legacy_session(cx: &RequestContext<RoleServer>) -> bool {
     cx.meta.protocol_version().is_none()
         && cx
             .peer
@@ -36,7 +54,7 @@ pub(super) fn from_legacy_session(cx: &RequestContext<RoleServer>) -> bool {
 }
 
 /// One run of the wrapped handler: done, or a round that asks.
-pub(super) enum Step<T> {
+pub(crate) enum Step<T> {
     Done(T),
     Ask(InputRequiredResult),
 }
@@ -44,7 +62,17 @@ pub(super) enum Step<T> {
 /// The retry fields of the next run.
 type Retry = Option<(InputResponses, Option<String>)>;
 
-impl<H: ServerHandler> Legacy<H> {
+impl LegacyRounds {
+    /// Rounds whose requests wait `answer_timeout` for their answers.
+    pub(crate) fn new(answer_timeout: Duration) -> Self {
+        Self { answer_timeout }
+    }
+
+    /// How long each server-initiated request waits for its answer.
+    pub(crate) fn answer_timeout(&self) -> Duration {
+        self.answer_timeout
+    }
+
     /// Runs `run` until it is done: each `input_required` is fulfilled over
     /// the session and fed back as the next run's retry fields.
     async fn drive<T, F, Fut>(
@@ -147,12 +175,12 @@ impl<H: ServerHandler> Legacy<H> {
 }
 
 /// The params of a method that runs rounds: their retry fields.
-pub(super) trait RetryParams: Clone {
+pub(crate) trait RetryParams: Clone {
     fn set_retry(&mut self, responses: Option<InputResponses>, state: Option<String>);
 }
 
 /// The response of a method that runs rounds: complete, or a round that asks.
-pub(super) trait RoundResponse: Sized {
+pub(crate) trait RoundResponse: Sized {
     fn step(self) -> Step<Self>;
 }
 
@@ -180,10 +208,10 @@ runs_rounds!(CallToolRequestParams, CallToolResponse);
 runs_rounds!(GetPromptRequestParams, GetPromptResponse);
 runs_rounds!(ReadResourceRequestParams, ReadResourceResponse);
 
-impl<H: ServerHandler> Legacy<H> {
+impl LegacyRounds {
     /// A legacy session's call: `call` (the wrapped handler's method) run
     /// round after round. The client's own retry fields are dropped.
-    pub(super) async fn rounds<P, R, F, Fut>(
+    pub(crate) async fn rounds<P, R, F, Fut>(
         &self,
         mut params: P,
         cx: RequestContext<RoleServer>,

@@ -29,8 +29,8 @@ use tower_service::Service;
 use super::book::{CallTicket, SessionBook};
 use super::priming::{Priming, PrimingFilter};
 use super::watched::{Cancel, Watched};
-use crate::rmcp::principal::PrincipalFn;
-use crate::tower::service::{CallId, ScreenedBody, refusal};
+use crate::handoff::{CallId, Principal};
+use crate::tower::service::{ScreenedBody, refusal};
 use crate::wire::RpcError;
 
 /// The header that names a `2025-11-25` session.
@@ -43,20 +43,17 @@ pub struct Sessions<S> {
     /// through `&self`.
     inner: Arc<S>,
     book: Arc<SessionBook>,
-    /// `None`: anonymous; every request is the one principal `""`.
-    principal: Option<Arc<PrincipalFn>>,
+    /// Whether sessions belong to the [`Principal`] the screen derived;
+    /// `false`: anonymous, every request is the one principal `""`.
+    bound: bool,
 }
 
 impl<S> Sessions<S> {
-    pub(crate) fn new(
-        inner: S,
-        book: Arc<SessionBook>,
-        principal: Option<Arc<PrincipalFn>>,
-    ) -> Self {
+    pub(crate) fn new(inner: S, book: Arc<SessionBook>, bound: bool) -> Self {
         Self {
             inner: Arc::new(inner),
             book,
-            principal,
+            bound,
         }
     }
 }
@@ -66,7 +63,7 @@ impl<S> Clone for Sessions<S> {
         Self {
             inner: Arc::clone(&self.inner),
             book: Arc::clone(&self.book),
-            principal: self.principal.clone(),
+            bound: self.bound,
         }
     }
 }
@@ -101,7 +98,7 @@ impl<S> fmt::Debug for Sessions<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sessions")
             .field("limits", &self.book.limits)
-            .field("authenticated", &self.principal.is_some())
+            .field("authenticated", &self.bound)
             .finish_non_exhaustive()
     }
 }
@@ -138,20 +135,25 @@ where
     fn call(&mut self, request: Request<ScreenedBody<B>>) -> Self::Future {
         let inner = Arc::clone(&self.inner);
         let book = Arc::clone(&self.book);
-        let (parts, body) = request.into_parts();
-        let principal: Arc<str> = match &self.principal {
-            None => Arc::from(""),
-            Some(find) => match find(&parts).filter(|p| !p.is_empty()) {
+        // The screen in front authenticated the request and derived its
+        // principal; one it did not derive (a mount without the screen's
+        // authentication) is refused, never served as anonymous.
+        let principal: Arc<str> = if self.bound {
+            match request
+                .extensions()
+                .get::<Principal>()
+                .and_then(Principal::as_deref)
+            {
                 Some(principal) => Arc::from(principal),
                 None => {
-                    log_unauthenticated(&parts.method);
                     return Box::pin(async {
                         Ok(refusal(&Value::Null, &RpcError::unauthenticated()))
                     });
                 }
-            },
+            }
+        } else {
+            Arc::from("")
         };
-        let request = Request::from_parts(parts, body);
         Box::pin(async move { Ok(bound(&*inner, book, principal, request).await) })
     }
 }
@@ -220,7 +222,7 @@ where
     let call = request
         .extensions()
         .get::<CallId>()
-        .map(|call| call.0.clone());
+        .map(|call| call.id().clone());
     let ticket = match call.as_ref().map(|_| book.begin_call(&principal)) {
         Some(Err(limit)) => return at_capacity(limit, CALL_RETRY_AFTER_SECS),
         Some(Ok(ticket)) => Some(ticket),
@@ -330,18 +332,6 @@ fn log_refused(method: &Method, why: Refused) {
 
 #[cfg(not(feature = "tracing"))]
 fn log_refused(_: &Method, _: Refused) {}
-
-#[cfg(feature = "tracing")]
-fn log_unauthenticated(method: &Method) {
-    tracing::warn!(
-        name: "unauthenticated_request", target: "mrtr_guard::rmcp",
-        http_method = %method,
-        "a request without a principal reached a server that authenticates: refused with 401"
-    );
-}
-
-#[cfg(not(feature = "tracing"))]
-fn log_unauthenticated(_: &Method) {}
 
 #[cfg(feature = "tracing")]
 fn log_capacity(limit: &'static str) {

@@ -14,13 +14,12 @@ use ::rmcp::model::{
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use time::OffsetDateTime;
 
 use super::host::{TaskHost, duration_ms, store_failed};
-use super::offer::{ReplayNoted, TaskOffer};
 use super::run::spawn;
 use super::settings::TaskSupport;
 use super::view::task;
+use crate::handoff::{RawArguments, ReplayNoted, TaskOffer, TaskStart};
 use crate::metrics;
 use crate::rmcp::error::error_data;
 use crate::runtime::TaskPhase;
@@ -28,8 +27,7 @@ use crate::state::{open_record, seal_record};
 use crate::task::millis::millis;
 use crate::task::record::{Status, TaskCall, TaskRecord};
 use crate::task::{NewTask, TaskId, TaskStoreError};
-use crate::tower::service::RawArguments;
-use crate::wire::RpcError;
+use crate::wire::{Method, RpcError};
 
 /// The most bytes of a final round's answer that are remembered: a larger
 /// answer is not, and a retry of its round gets the refusal of a used state.
@@ -83,27 +81,20 @@ impl TaskHost {
         let state = noted.as_ref().and(params.request_state.clone());
         // What creating the task needs, kept only where a task is offered.
         let offered = (phase == TaskPhase::Offered).then(|| (params.clone(), cx.clone()));
-        let response = inner.call_tool(params, cx).await;
-        let response = match response {
+        let response = match inner.call_tool(params, cx).await {
             Err(error) if noted.as_ref().is_some_and(ReplayNoted::is_noted) => {
                 return match self.recall(state.as_deref()).await {
                     Some(remembered) => Ok(remembered),
                     None => Err(error),
                 };
             }
-            Ok(CallToolResponse::InputRequired(asked))
-                if offered.is_some()
-                    && asked
-                        .input_requests
-                        .as_ref()
-                        .is_none_or(|asks| asks.is_empty()) =>
-            {
-                let (Some(start), Some((params, cx))) = (asked.request_state, offered) else {
-                    return Err(error_data(RpcError::internal_error()));
-                };
+            response => response?,
+        };
+        let response = match (offered, TaskStart::from_response(&response)) {
+            (Some((params, cx)), Some(start)) => {
                 CallToolResponse::Task(self.start(inner, &params, &cx, start).await?)
             }
-            other => other?,
+            _ => response,
         };
         self.remember(state.as_deref(), &response).await;
         Ok(response)
@@ -142,11 +133,21 @@ impl TaskHost {
         inner: &Arc<H>,
         params: &CallToolRequestParams,
         cx: &RequestContext<RoleServer>,
-        request_state: String,
+        TaskStart(request_state): TaskStart,
     ) -> Result<CreateTaskResult, ErrorData> {
         let id = TaskId::random().ok_or_else(|| error_data(RpcError::internal_error()))?;
-        let now = OffsetDateTime::now_utc();
-        let owner = self.caller(cx);
+        let now = self.now();
+        let owner = self.caller(cx).map(str::to_owned);
+        // The arguments the round's state is bound to: those the screen
+        // kept, else rmcp's.
+        let arguments = match cx
+            .extensions
+            .get::<http::request::Parts>()
+            .and_then(|parts| RawArguments::of(parts, Method::ToolsCall, &params.name))
+        {
+            Some(raw) => raw.cloned(),
+            None => params.arguments.clone(),
+        };
         let record = TaskRecord {
             owner,
             status: Status::Working,
@@ -159,7 +160,7 @@ impl TaskHost {
             lease_until: Some(self.lease_from(now)),
             call: TaskCall {
                 name: params.name.to_string(),
-                arguments: raw_arguments(params, cx),
+                arguments,
                 meta: cx.meta.0.0.clone(),
             },
             request_state: Some(request_state),
@@ -230,7 +231,7 @@ impl TaskHost {
         let Some(sealed) = seal_record(self.keys(), ANSWER, &key, &plain) else {
             return;
         };
-        let until = OffsetDateTime::now_utc().saturating_add(self.round_ttl);
+        let until = self.now().saturating_add(self.round_ttl);
         if let Err(error) = self.settings.store.remember(&key, &sealed, until).await {
             let _ = store_failed(error);
         }
@@ -253,20 +254,4 @@ impl TaskHost {
 /// state it consumed (a state opens for one caller and one call only).
 fn answer_key(state: &str) -> [u8; 32] {
     Sha256::digest(state.as_bytes()).into()
-}
-
-/// The call's arguments as the client sent them: the raw object
-/// `ScreenLayer` kept, else rmcp's.
-fn raw_arguments(
-    params: &CallToolRequestParams,
-    cx: &RequestContext<RoleServer>,
-) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let kept = cx
-        .extensions
-        .get::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<RawArguments>());
-    match kept {
-        Some(raw) if raw.target == params.name.as_ref() => raw.arguments.as_deref().cloned(),
-        _ => params.arguments.clone(),
-    }
 }

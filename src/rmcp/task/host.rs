@@ -10,9 +10,9 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use time::OffsetDateTime;
 
 use super::settings::TaskSettings;
+use crate::handoff::Principal;
 use crate::metrics;
 use crate::rmcp::error::error_data;
-use crate::rmcp::principal::PrincipalFn;
 use crate::runtime::Flow;
 use crate::state::{KeyRing, PrincipalKey};
 use crate::task::TaskId;
@@ -32,7 +32,6 @@ pub(crate) struct TaskHost {
     pub(crate) settings: TaskSettings,
     /// The flow whose codec's keys seal the records.
     flow: Arc<Flow>,
-    principal: Option<Arc<PrincipalFn>>,
     /// Whether the codec has a replay guard (final rounds are remembered
     /// only then: without one, a retry runs the round again).
     pub(crate) guarded: bool,
@@ -57,18 +56,13 @@ pub(crate) enum Change<T> {
 }
 
 impl TaskHost {
-    pub(crate) fn new(
-        settings: TaskSettings,
-        flow: Arc<Flow>,
-        principal: Option<Arc<PrincipalFn>>,
-    ) -> Self {
+    pub(crate) fn new(settings: TaskSettings, flow: Arc<Flow>) -> Self {
         let codec = flow.codec();
         Self {
             guarded: codec.has_replay_guard(),
             round_ttl: codec.policy().ttl(),
             settings,
             flow,
-            principal,
         }
     }
 
@@ -76,12 +70,19 @@ impl TaskHost {
         self.flow.codec().keys()
     }
 
-    /// Who is calling, from the request's HTTP parts (`None`: anonymous).
-    pub(crate) fn caller(&self, cx: &RequestContext<RoleServer>) -> Option<String> {
-        let parts = cx.extensions.get::<http::request::Parts>()?;
-        self.principal
-            .as_ref()
-            .and_then(|principal| principal(parts))
+    /// Now, by the flow's clock: the one clock a task's TTL, lease and
+    /// remembered answers are measured by, as its rounds' states are.
+    pub(crate) fn now(&self) -> OffsetDateTime {
+        self.flow.clock().now()
+    }
+
+    /// Who is calling: the principal the mount derived for the request
+    /// (`None`: anonymous).
+    pub(crate) fn caller<'c>(&self, cx: &'c RequestContext<RoleServer>) -> Option<&'c str> {
+        cx.extensions
+            .get::<http::request::Parts>()
+            .and_then(Principal::of)
+            .and_then(Principal::as_deref)
     }
 
     /// The key of a principal, for the store's caps.
@@ -127,7 +128,7 @@ impl TaskHost {
             let Some((version, mut record)) = self.load_for(id, access).await? else {
                 return Ok(None);
             };
-            let now = OffsetDateTime::now_utc();
+            let now = self.now();
             let before = record.status;
             match change(&mut record, now) {
                 Change::Keep(value) => return Ok(Some(value)),

@@ -51,7 +51,6 @@ impl TaskInbox {
             host: Arc::new(TaskHost::new(
                 TaskSettings::new(store),
                 Arc::new(Flow::new(codec)),
-                None,
             )),
         }
     }

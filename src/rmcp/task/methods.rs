@@ -6,9 +6,7 @@ use std::sync::Arc;
 
 use ::rmcp::ErrorData;
 use ::rmcp::ServerHandler;
-use ::rmcp::model::{
-    CancelTaskParams, GetTaskParams, GetTaskResult, InputResponses, UpdateTaskParams,
-};
+use ::rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
 use ::rmcp::service::{RequestContext, RoleServer};
 
 use super::host::{Access, Change, TaskHost, overdue, unknown_task};
@@ -27,11 +25,10 @@ impl TaskHost {
         cx: &RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
-        let caller = self.caller(cx);
         let record = self
             .change(
                 &id,
-                Access::Owner(caller.as_deref()),
+                Access::Owner(self.caller(cx)),
                 |record, now| match overdue(record, now) {
                     Some(reason) => {
                         record.fail(-32603, reason);
@@ -57,10 +54,9 @@ impl TaskHost {
         cx: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
-        let caller = self.caller(cx);
         let responses = params.input_responses;
         let resumed = self
-            .change(&id, Access::Owner(caller.as_deref()), |record, now| {
+            .change(&id, Access::Owner(self.caller(cx)), |record, now| {
                 if record.status != Status::InputRequired || overdue(record, now).is_some() {
                     return Change::Keep(None);
                 }
@@ -87,8 +83,7 @@ impl TaskHost {
                 if !resume {
                     return Change::Write(None);
                 }
-                let answers: InputResponses =
-                    std::mem::take(&mut record.answers).into_iter().collect();
+                let answers = std::mem::take(&mut record.answers);
                 record.lease_until = Some(self.lease_from(now));
                 Change::Write(Some((record.clone(), answers)))
             })
@@ -116,8 +111,7 @@ impl TaskHost {
         cx: &RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
-        let caller = self.caller(cx);
-        self.change(&id, Access::Owner(caller.as_deref()), |record, _| {
+        self.change(&id, Access::Owner(self.caller(cx)), |record, _| {
             if record.status.is_terminal() {
                 return Change::Keep(());
             }

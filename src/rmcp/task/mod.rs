@@ -13,7 +13,6 @@ pub(crate) mod host;
 mod inbox;
 #[cfg(feature = "server")]
 mod methods;
-pub(crate) mod offer;
 #[cfg(feature = "server")]
 mod run;
 #[cfg(feature = "server")]

@@ -12,12 +12,11 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use super::host::{Access, Change, TaskHost, duration_ms, overdue};
-use super::offer::TaskOffer;
+use crate::handoff::{RawArguments, TaskOffer};
 use crate::runtime::TaskPhase;
 use crate::task::TaskId;
 use crate::task::millis::millis;
 use crate::task::record::{Parked, Status, TaskRecord};
-use crate::tower::service::RawArguments;
 use crate::wire::Method;
 
 /// How often a running task checks that it is still wanted (not
@@ -75,11 +74,11 @@ fn task_context(
         cx.meta = meta;
     }
     if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
-        parts.extensions.insert(RawArguments {
-            method: Method::ToolsCall,
-            target: record.call.name.clone(),
-            arguments: record.call.arguments.clone().map(Arc::new),
-        });
+        parts.extensions.insert(RawArguments::new(
+            Method::ToolsCall,
+            record.call.name.clone(),
+            record.call.arguments.clone(),
+        ));
         parts.extensions.insert(TaskOffer(TaskPhase::Inside));
     }
     cx

@@ -8,8 +8,10 @@
 //! Redis replay guard under a stalled Redis and shared by two servers
 //! (`redis`); the README's whole server, run as its binary
 //! (`minimal`); and the demo's opt-in Prometheus exporter (`metrics`).
-//! `binary` runs a demo binary as a process.
+//! `binary` runs a demo binary as a process; `authentication` counts the
+//! principal function's runs: once a request, on every path.
 
+mod authentication;
 mod binary;
 mod client;
 mod endpoint;

@@ -1,6 +1,6 @@
 //! The legacy path in process: `rmcp`'s own client, speaking `2025-11-25`
 //! over an in-memory duplex, against `#[tool]` functions written for the
-//! `2026-07-28` rounds, served through `mrtr_guard::rmcp::Legacy`. The
+//! `2026-07-28` rounds, served through `mrtr_guard::rmcp::McpHandler`. The
 //! client answers the server-initiated requests from a script
 //! (`legacy_session.rs`).
 

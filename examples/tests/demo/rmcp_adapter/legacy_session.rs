@@ -1,5 +1,5 @@
 //! The session `legacy.rs` and `legacy_revisions.rs` drive: tools written
-//! for the `2026-07-28` rounds, served through `mrtr_guard::rmcp::Legacy`
+//! for the `2026-07-28` rounds, served through `mrtr_guard::rmcp::McpHandler`
 //! over an in-memory duplex, and `rmcp`'s own client speaking `2025-11-25`
 //! (or the revision a test names), answering the server-initiated requests
 //! from a script. Every message the server sends is kept as the client
@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mrtr_guard::rmcp::{Legacy, RmcpFlow, ToolCall, ToolResponse, prompt_response, tool_response};
+use mrtr_guard::rmcp::{
+    McpHandler, RmcpFlow, ToolCall, ToolResponse, prompt_response, tool_response,
+};
 use mrtr_guard::runtime::FixedClock;
 use mrtr_guard::wire::SamplingRequest;
 use mrtr_guard::{Field, Flow, Form, KeyRing, MasterKey, Policy, Reply, StateCodec, Stop};
@@ -223,7 +225,7 @@ impl ServerHandler for Tools {
 pub(super) struct Server {
     clock: Arc<FixedClock>,
     charges: Arc<AtomicUsize>,
-    handler: Legacy<Tools>,
+    handler: McpHandler<Tools>,
 }
 
 fn t0() -> OffsetDateTime {
@@ -251,7 +253,7 @@ pub(super) fn server(policy: Policy, timeout: Duration) -> Server {
     Server {
         clock,
         charges,
-        handler: Legacy::new(tools).with_answer_timeout(timeout),
+        handler: McpHandler::new(tools).with_answer_timeout(timeout),
     }
 }
 

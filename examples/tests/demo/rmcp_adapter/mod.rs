@@ -2,7 +2,7 @@
 //! `StreamableHttpService` behind `ScreenLayer` called with HTTP requests
 //! (`on_the_wire`), tools written with `rmcp`'s macros (`macros`) and the
 //! README's snippets checked against them (`readme`), mounting with
-//! `McpServer` (`wiring`), and `Legacy` under `rmcp`'s own `2025-11-25`
+//! `McpServer` (`wiring`), and `McpHandler` under `rmcp`'s own `2025-11-25`
 //! client (`legacy`) and the forms each session revision is sent
 //! (`legacy_revisions`).
 

@@ -1,6 +1,8 @@
-//! [`Legacy`]'s [`ServerHandler`]: the three methods that run rounds
-//! serve a legacy session's calls round after round; every other method,
-//! and every other call, goes to the wrapped handler.
+//! [`McpHandler`]'s [`ServerHandler`]: which path each request takes. The
+//! three methods that run rounds serve a legacy session's calls round after
+//! round; a `2026-07-28` `tools/call` and `tasks/*` go to the task host
+//! where there is one; every other method, and every other call, goes to
+//! the wrapped handler.
 
 #![allow(
     deprecated,
@@ -29,11 +31,11 @@ use ::rmcp::service::{
     MaybeSendFuture, NotificationContext, RequestContext, RoleServer, SubscriptionContext,
 };
 
-use super::rounds::from_legacy_session;
-use super::wrapper::Legacy;
+use super::wrapper::McpHandler;
 use crate::rmcp::error::custom_request_error;
+use crate::rmcp::legacy::from_legacy_session;
 
-impl<H: ServerHandler> ServerHandler for Legacy<H> {
+impl<H: ServerHandler> ServerHandler for McpHandler<H> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
@@ -51,7 +53,7 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
             // Boxed, as every path below: rmcp moves the call's future
             // whole when it spawns it, so each path's own state costs every
             // call a copy of it unless it lives on the heap.
-            Box::pin(self.rounds(request, context, |params, cx| {
+            Box::pin(self.legacy().rounds(request, context, |params, cx| {
                 self.inner().call_tool(params, cx)
             }))
             .await
@@ -70,7 +72,7 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
         if from_legacy_session(&context) {
-            Box::pin(self.rounds(request, context, |params, cx| {
+            Box::pin(self.legacy().rounds(request, context, |params, cx| {
                 self.inner().get_prompt(params, cx)
             }))
             .await
@@ -85,7 +87,7 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if from_legacy_session(&context) {
-            Box::pin(self.rounds(request, context, |params, cx| {
+            Box::pin(self.legacy().rounds(request, context, |params, cx| {
                 self.inner().read_resource(params, cx)
             }))
             .await
@@ -346,7 +348,7 @@ impl<H: ServerHandler> ServerHandler for Legacy<H> {
     }
 }
 
-impl<H> Legacy<H> {
+impl<H> McpHandler<H> {
     /// Whether tasks are served here: the extension is then advertised.
     fn serves_tasks(&self) -> bool {
         #[cfg(feature = "server")]
