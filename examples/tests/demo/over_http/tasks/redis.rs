@@ -16,8 +16,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mrtr_guard::RedisReplayGuard;
-use mrtr_guard::task::RedisTaskStore;
+use mrtr_guard::redis::{RedisReplayGuard, RedisTaskStore};
 
 use super::*;
 

@@ -15,9 +15,9 @@ use rustls::pki_types::CertificateDer;
 #[cfg(feature = "redis-tls")]
 use rustls::pki_types::pem::PemObject;
 
-use crate::state::replay::redis::connection::Connector;
-use crate::state::replay::redis::error::RedisConfigError;
-use crate::state::replay::redis::watch::Watch;
+use crate::redis::connection::Connector;
+use crate::redis::error::RedisConfigError;
+use crate::redis::watch::Watch;
 
 /// What a [`Connector`] is made from.
 pub(crate) struct Endpoint {

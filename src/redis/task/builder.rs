@@ -4,8 +4,9 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::state::{Endpoint, RedisConfigError};
-use crate::task::redis::store::{Inner, RedisTaskStore};
+use crate::redis::endpoint::Endpoint;
+use crate::redis::error::RedisConfigError;
+use crate::redis::task::store::{Inner, RedisTaskStore};
 
 impl RedisTaskStore {
     /// Starts building a store on the Redis at `url`
@@ -161,7 +162,7 @@ impl fmt::Debug for RedisTaskStoreBuilder {
 mod tests {
     use super::*;
     use crate::state::PrincipalKey;
-    use crate::task::id::TaskId;
+    use crate::task::TaskId;
 
     #[test]
     fn keys_live_under_the_prefix_and_the_caps_share_a_hash_tag() {

@@ -4,24 +4,24 @@ use std::fmt;
 use std::sync::{Arc, Once, OnceLock};
 use std::time::Duration;
 
-use crate::state::replay::redis::endpoint::Endpoint;
-use crate::state::replay::redis::error::RedisConfigError;
-use crate::state::replay::redis::guard::{Inner, RedisReplayGuard, Slot};
+use crate::redis::endpoint::Endpoint;
+use crate::redis::error::RedisConfigError;
+use crate::redis::replay::guard::{Inner, RedisReplayGuard, Slot};
 
 impl RedisReplayGuard {
     /// Starts building a guard on the Redis at `url`
     /// (`redis://[:password@]host:port/[db]`, the same with `rediss://` for
     /// TLS (feature `redis-tls`), or `redis+unix:///path`; for a cluster, any
     /// one of its nodes).
-    pub fn builder(url: impl Into<String>) -> RedisGuardBuilder {
-        RedisGuardBuilder::new(url.into())
+    pub fn builder(url: impl Into<String>) -> RedisReplayGuardBuilder {
+        RedisReplayGuardBuilder::new(url.into())
     }
 }
 
 /// Feature `redis`: settings for a [`RedisReplayGuard`]; see
 /// [`RedisReplayGuard::builder`].
 #[must_use]
-pub struct RedisGuardBuilder {
+pub struct RedisReplayGuardBuilder {
     endpoint: Endpoint,
     prefix: String,
     share: Option<usize>,
@@ -29,7 +29,7 @@ pub struct RedisGuardBuilder {
     watch_interval: Duration,
 }
 
-impl RedisGuardBuilder {
+impl RedisReplayGuardBuilder {
     /// The defaults, for the Redis at `url`.
     fn new(url: String) -> Self {
         Self {
@@ -179,10 +179,10 @@ impl RedisGuardBuilder {
     }
 }
 
-impl fmt::Debug for RedisGuardBuilder {
+impl fmt::Debug for RedisReplayGuardBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The URL may hold a password: never printed.
-        f.debug_struct("RedisGuardBuilder")
+        f.debug_struct("RedisReplayGuardBuilder")
             .field("custom_ca", &self.endpoint.ca_pem.is_some())
             .field("prefix", &self.prefix)
             .field("connect_timeout", &self.endpoint.connect_timeout)

@@ -7,18 +7,18 @@ use std::time::Duration;
 use redis::{Cmd, Value};
 use time::OffsetDateTime;
 
-use crate::state::{Conn, Connector, PrincipalKey, time_to_live_ms};
-use crate::task::error::TaskStoreError;
-use crate::task::id::TaskId;
+use crate::redis::connection::{Conn, Connector};
+use crate::redis::layout::time_to_live_ms;
+use crate::redis::task::script;
+use crate::state::PrincipalKey;
 use crate::task::millis::millis;
-use crate::task::redis::script;
-use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
+use crate::task::{NewTask, StoreFuture, Stored, TaskId, TaskStore, TaskStoreError};
 
 /// Feature `redis`: a [`TaskStore`] on Redis (one node, TLS, or Redis
 /// Cluster), for a server that runs as several instances: give each the
 /// same store (same Redis, same key prefix) and a task created on one is
 /// found, answered and completed on any. Build it at start-up with
-/// [`connect`](crate::task::RedisTaskStoreBuilder::connect).
+/// [`connect`](crate::redis::RedisTaskStoreBuilder::connect).
 ///
 /// # Keys
 ///
@@ -74,7 +74,7 @@ use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 ///
 /// A task is on the primary that holds its key when `create` resolves. An
 /// asynchronous replica promoted on failover lacks what it had not received:
-/// with [`wait_for_replicas`](crate::task::RedisTaskStoreBuilder::wait_for_replicas)
+/// with [`wait_for_replicas`](crate::redis::RedisTaskStoreBuilder::wait_for_replicas)
 /// each create, replacement and remembered answer is followed by `WAIT` (in
 /// the same round trip, on the same node), and the call fails with
 /// [`TaskStoreError::Unavailable`] unless that many replicas acknowledged
@@ -87,8 +87,8 @@ use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 /// expiry. Each new connection, and each
 /// [`health_check`](Self::health_check), reads `CONFIG GET maxmemory-policy`
 /// (on every master of a cluster) and refuses anything but `noeviction`
-/// ([`RedisConfigError::Evicts`](crate::state::RedisConfigError::Evicts));
-/// [`allow_task_loss_if_redis_evicts`](crate::task::RedisTaskStoreBuilder::allow_task_loss_if_redis_evicts)
+/// ([`RedisConfigError::Evicts`](crate::redis::RedisConfigError::Evicts));
+/// [`allow_task_loss_if_redis_evicts`](crate::redis::RedisTaskStoreBuilder::allow_task_loss_if_redis_evicts)
 /// skips the check, for a managed service that forbids `CONFIG`. A full
 /// `noeviction` Redis answers `OOM`: the call fails, nothing is assumed
 /// written. Remembered answers have no byte cap of their own here: Redis'
@@ -119,7 +119,8 @@ use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 /// ```no_run
 /// use std::sync::Arc;
 /// use std::time::Duration;
-/// use mrtr_guard::task::{RedisTaskStore, TaskStore};
+/// use mrtr_guard::redis::RedisTaskStore;
+/// use mrtr_guard::task::TaskStore;
 ///
 /// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
 /// let store: Arc<dyn TaskStore> = Arc::new(
@@ -150,7 +151,7 @@ pub(super) struct Inner {
 
 impl RedisTaskStore {
     /// The key prefix used unless
-    /// [`key_prefix`](crate::task::RedisTaskStoreBuilder::key_prefix) sets
+    /// [`key_prefix`](crate::redis::RedisTaskStoreBuilder::key_prefix) sets
     /// another.
     pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard";
     /// The default time allowed to open a connection (TCP, handshake and
