@@ -12,7 +12,8 @@
 //! vouches for), `connection` (opening, reusing and replacing a connection),
 //! `endpoint` (the URL, TLS and timeouts a connection is made from),
 //! `watcher` (looking at Redis: on each new connection and when a contract
-//! looks again). Then one folder per contract, each on the client and
+//! looks again), `settings` (what every builder on the client sets alike,
+//! checked once, its setters written once). Then one folder per contract, each on the client and
 //! neither on the other: `replay/` (the replay guard) and `task/` (the task
 //! store).
 
@@ -21,6 +22,7 @@ mod endpoint;
 mod error;
 mod layout;
 mod replay;
+mod settings;
 mod task;
 mod watch;
 mod watcher;

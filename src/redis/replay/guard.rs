@@ -21,6 +21,7 @@ use std::time::Duration;
 use time::OffsetDateTime;
 
 use crate::redis::connection::{Conn, Connector};
+use crate::redis::endpoint::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
 use crate::redis::error::timed_out;
 use crate::redis::layout::time_to_live_ms;
 use crate::redis::replay::error::failed;
@@ -228,10 +229,11 @@ impl RedisReplayGuard {
     /// [`RedisReplayGuardBuilder::key_prefix`](crate::redis::RedisReplayGuardBuilder::key_prefix)
     /// sets another.
     pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard:replay:";
-    /// The default time allowed to open a connection (TCP and handshake): 500 ms.
-    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+    /// The default time allowed to open a connection (TCP, handshake and
+    /// checks): 500 ms.
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = CONNECT_TIMEOUT;
     /// The default time allowed for one command's request and answer: 500 ms.
-    pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+    pub const DEFAULT_COMMAND_TIMEOUT: Duration = COMMAND_TIMEOUT;
     /// How often the guard looks at Redis by default, between connections:
     /// 1 s.
     pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_secs(1);

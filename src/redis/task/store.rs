@@ -8,6 +8,7 @@ use redis::{Cmd, Value};
 use time::OffsetDateTime;
 
 use crate::redis::connection::{Conn, Connector};
+use crate::redis::endpoint::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
 use crate::redis::layout::time_to_live_ms;
 use crate::redis::task::script;
 use crate::state::PrincipalKey;
@@ -156,9 +157,9 @@ impl RedisTaskStore {
     pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard";
     /// The default time allowed to open a connection (TCP, handshake and
     /// checks): 500 ms.
-    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = CONNECT_TIMEOUT;
     /// The default time allowed for one command's request and answer: 500 ms.
-    pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+    pub const DEFAULT_COMMAND_TIMEOUT: Duration = COMMAND_TIMEOUT;
 
     /// The key of task `id`'s hash: `{prefix}:task:{id}`.
     #[must_use]
