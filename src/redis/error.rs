@@ -31,8 +31,9 @@ pub enum RedisConfigError {
     PolicyUnreadable,
     /// Redis could not be reached, or answered in error, at start-up.
     Unavailable(RedisUnavailable),
-    /// The key prefix holds `{` or `}`: a Redis Cluster hash tag there would
-    /// move keys that must share a slot apart (the task store's).
+    /// The key prefix holds `{` or `}`: Redis Cluster would read a hash tag
+    /// there and place keys by it instead of by the layout's one tag
+    /// (`docs/REDIS.md`), which keeps the task store's caps in one slot.
     InvalidKeyPrefix,
 }
 

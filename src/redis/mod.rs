@@ -7,7 +7,8 @@
 //!
 //! The client's files, bottom-up: `error` ([`RedisConfigError`], and
 //! [`RedisUnavailable`]: a Redis failure told without its text), `layout`
-//! (how long each key lives), `watch` (what the client has seen of Redis:
+//! (every key either contract writes, under one prefix rule, and how long
+//! it lives: `docs/REDIS.md` is its document), `watch` (what the client has seen of Redis:
 //! its instances' `run_id`, its `maxmemory-policy`; what it no longer
 //! vouches for), `connection` (opening, reusing and replacing a connection),
 //! `endpoint` (the URL, TLS and timeouts a connection is made from),

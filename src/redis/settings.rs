@@ -1,6 +1,6 @@
 //! What every builder on the client sets alike: the [`Endpoint`] (where
-//! Redis is, TLS, the timeouts, the eviction check), the key prefix and the
-//! replicas a write waits for. Held by each contract's builder as its
+//! Redis is, TLS, the timeouts, the eviction check), the key prefix (one
+//! rule for every contract: `layout`) and the replicas a write waits for. Held by each contract's builder as its
 //! `settings`, checked here once, and set through the setters written here
 //! once ([`setters`], expanded in each builder's `impl`).
 
@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::redis::connection::Connector;
 use crate::redis::endpoint::Endpoint;
 use crate::redis::error::RedisConfigError;
+use crate::redis::layout::{DEFAULT_PREFIX, valid_prefix};
 
 /// A builder's connection settings.
 pub(crate) struct Settings {
@@ -28,18 +29,21 @@ pub(crate) struct Checked {
 }
 
 impl Settings {
-    /// The defaults for the Redis at `url`, under `prefix`.
-    pub(crate) fn new(url: String, prefix: &str) -> Self {
+    /// The defaults for the Redis at `url`.
+    pub(crate) fn new(url: String) -> Self {
         Self {
             endpoint: Endpoint::new(url),
-            prefix: prefix.to_owned(),
+            prefix: DEFAULT_PREFIX.to_owned(),
             wait: None,
         }
     }
 
     /// Checks the settings and makes the client, without connecting: the
-    /// `WAIT` timeout, then the endpoint.
+    /// prefix, the `WAIT` timeout, then the endpoint.
     pub(crate) fn check(self) -> Result<Checked, RedisConfigError> {
+        if !valid_prefix(&self.prefix) {
+            return Err(RedisConfigError::InvalidKeyPrefix);
+        }
         if self.wait.is_some_and(|(_, timeout)| timeout.is_zero()) {
             return Err(RedisConfigError::ZeroTimeout);
         }
@@ -67,6 +71,17 @@ impl Settings {
 /// that holds its [`Settings`] as `settings` and has a `build`.
 macro_rules! setters {
     () => {
+        /// Sets the prefix of every key written (default `mrtr-guard`; no
+        /// `{` or `}`): each key is the prefix, `:`, then the contract's
+        /// part, as `docs/REDIS.md` lays out. Give each server (audience)
+        /// sharing one Redis its own prefix, and every instance of one
+        /// server the same; one server's replay guard and task store may
+        /// share it.
+        pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
+            self.settings.prefix = prefix.into();
+            self
+        }
+
         /// Sets the time allowed to open a connection, handshake and checks
         /// included (default 500 ms).
         pub fn connect_timeout(mut self, timeout: std::time::Duration) -> Self {

@@ -31,21 +31,13 @@ impl RedisReplayGuardBuilder {
     /// The defaults, for the Redis at `url`.
     fn new(url: String) -> Self {
         Self {
-            settings: Settings::new(url, RedisReplayGuard::DEFAULT_KEY_PREFIX),
+            settings: Settings::new(url),
             share: None,
             watch_interval: RedisReplayGuard::DEFAULT_WATCH_INTERVAL,
         }
     }
 
     setters!();
-
-    /// Sets the prefix of every key the guard writes (default
-    /// `mrtr-guard:replay:`). Give each server (audience) sharing one Redis
-    /// its own prefix.
-    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.settings.prefix = prefix.into();
-        self
-    }
 
     /// Lets one principal hold at most `share` live entries (counted in a
     /// sorted set per principal key, beside the replay keys, with the same
@@ -98,6 +90,7 @@ impl RedisReplayGuardBuilder {
     ///
     /// # Errors
     ///
+    /// [`RedisConfigError::InvalidKeyPrefix`] for a prefix with `{` or `}`;
     /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
     /// [`RedisConfigError::TlsNotEnabled`] for a `rediss://` URL or a CA
     /// without feature `redis-tls`; [`RedisConfigError::InsecureTls`] for `rediss://...#insecure`;
@@ -222,6 +215,13 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
                 .build()
                 .err(),
             Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .key_prefix("{shop}")
+                .build()
+                .err(),
+            Some(RedisConfigError::InvalidKeyPrefix)
         );
         assert_eq!(
             RedisConfigError::ZeroTimeout.to_string(),

@@ -1,6 +1,7 @@
 //! Feature `redis`: a [`ReplayGuard`] shared by every instance of a server.
 //!
-//! Each consumed (flow id, round) becomes one Redis key, written with
+//! Each consumed (flow id, round) becomes one Redis key (its layout:
+//! `docs/REDIS.md`), written with
 //! `SET key 1 NX PX <ms until the token's expiry plus the skew>`: the first
 //! instance to set it wins, every later attempt (on any instance) is a
 //! replay, and Redis forgets the key when no instance whose clock is within
@@ -23,7 +24,7 @@ use time::OffsetDateTime;
 use crate::redis::connection::{Conn, Connector};
 use crate::redis::endpoint::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
 use crate::redis::error::timed_out;
-use crate::redis::layout::time_to_live_ms;
+use crate::redis::layout::{DEFAULT_PREFIX, Key, round_member, time_to_live_ms};
 use crate::redis::replay::error::failed;
 use crate::redis::replay::{commit, share};
 use crate::redis::watch::Doubt;
@@ -151,7 +152,7 @@ use crate::state::{
 ///
 /// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
 /// let guard = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
-///     .key_prefix("shop:replay:")
+///     .key_prefix("shop") // keys shop:replay:...
 ///     .command_timeout(Duration::from_millis(200))
 ///     .connect()
 ///     .await?; // refuses a Redis that may evict
@@ -227,8 +228,8 @@ impl commit::Committer for Committing {
 impl RedisReplayGuard {
     /// The key prefix used unless
     /// [`RedisReplayGuardBuilder::key_prefix`](crate::redis::RedisReplayGuardBuilder::key_prefix)
-    /// sets another.
-    pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard:replay:";
+    /// sets another: `mrtr-guard`, the task store's too.
+    pub const DEFAULT_KEY_PREFIX: &'static str = DEFAULT_PREFIX;
     /// The default time allowed to open a connection (TCP, handshake and
     /// checks): 500 ms.
     pub const DEFAULT_CONNECT_TIMEOUT: Duration = CONNECT_TIMEOUT;
@@ -238,19 +239,20 @@ impl RedisReplayGuard {
     /// 1 s.
     pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_secs(1);
 
-    /// The Redis key that records (flow id, round): the prefix, the flow id
-    /// in lowercase hex, `:`, the round in decimal, for example
+    /// The Redis key that records (flow id, round), as `docs/REDIS.md`
+    /// lays it out: for example
     /// `mrtr-guard:replay:000102030405060708090a0b0c0d0e0f:2`.
+    #[must_use]
     pub fn key(&self, flow_id: FlowId, round: u32) -> String {
-        format!("{}{flow_id}:{round}", self.inner.prefix)
+        Key::Round(flow_id, round).under(&self.inner.prefix)
     }
 
     /// The Redis key that counts `principal`'s live entries when
-    /// [`principal_share`](crate::redis::RedisReplayGuardBuilder::principal_share) is set: the
-    /// prefix, `share:`, the principal key in hex (a sorted set of
-    /// `flow:round` scored by retention time, in Unix milliseconds).
+    /// [`principal_share`](crate::redis::RedisReplayGuardBuilder::principal_share)
+    /// is set, as `docs/REDIS.md` lays it out.
+    #[must_use]
     pub fn share_key(&self, principal: PrincipalKey) -> String {
-        format!("{}share:{principal}", self.inner.prefix)
+        Key::Share(principal).under(&self.inner.prefix)
     }
 
     /// The key prefix.
@@ -314,12 +316,12 @@ impl Inner {
             retain_until,
             ..
         } = token;
-        let key = format!("{}{flow_id}:{round}", self.prefix);
+        let key = Key::Round(flow_id, round).under(&self.prefix);
         let ttl_ms = time_to_live_ms(retain_until, now);
         if let Some(share) = self.share {
             let script = share::script(
-                format!("{}share:{principal}", self.prefix),
-                format!("{flow_id}:{round}"),
+                Key::Share(principal).under(&self.prefix),
+                round_member(flow_id, round),
                 share,
                 retain_until,
                 now,
@@ -478,11 +480,14 @@ mod tests {
     #[test]
     fn keys_are_prefix_hex_flow_id_and_round() {
         let guard = RedisReplayGuard::builder("redis://127.0.0.1:1/")
-            .key_prefix("p:")
+            .key_prefix("p")
             .build()
             .unwrap();
         let flow = FlowId::from_bytes([0xab; 16]);
-        assert_eq!(guard.key(flow, 7), format!("p:{}:7", "ab".repeat(16)));
-        assert_eq!(guard.key_prefix(), "p:");
+        assert_eq!(
+            guard.key(flow, 7),
+            format!("p:replay:{}:7", "ab".repeat(16))
+        );
+        assert_eq!(guard.key_prefix(), "p");
     }
 }

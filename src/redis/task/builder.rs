@@ -15,7 +15,7 @@ impl RedisTaskStore {
     /// one of its nodes).
     pub fn builder(url: impl Into<String>) -> RedisTaskStoreBuilder {
         RedisTaskStoreBuilder {
-            settings: Settings::new(url.into(), Self::DEFAULT_KEY_PREFIX),
+            settings: Settings::new(url.into()),
         }
     }
 }
@@ -29,14 +29,6 @@ pub struct RedisTaskStoreBuilder {
 
 impl RedisTaskStoreBuilder {
     setters!();
-
-    /// Sets the prefix of every key the store writes (default `mrtr-guard`;
-    /// no `{` or `}`). Give each server sharing one Redis its own; every
-    /// instance of one server the same.
-    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.settings.prefix = prefix.into();
-        self
-    }
 
     /// Resolves a create, a replacement or a remembered answer only once
     /// `replicas` replicas acknowledged it (`WAIT replicas timeout` after
@@ -76,9 +68,6 @@ impl RedisTaskStoreBuilder {
     /// [`RedisConfigError::ZeroTimeout`] for a zero timeout (the `WAIT`
     /// timeout included).
     pub fn build(self) -> Result<RedisTaskStore, RedisConfigError> {
-        if self.settings.prefix.contains(['{', '}']) {
-            return Err(RedisConfigError::InvalidKeyPrefix);
-        }
         let Checked {
             connector,
             prefix,
