@@ -93,11 +93,14 @@
 //! 3. [`state`] (the `requestState` codec's parts: [`state::Claims`],
 //!    [`state::TokenInfo`], key and policy errors) and [`form`] (field kinds,
 //!    reports, the standalone validator);
-//! 4. [`task`], where tasks are kept (the [`task::TaskStore`] contract, the
-//!    in-process store, with feature `redis` the Redis one), beside
-//!    [`runtime`] ([`Flow`], [`Round`], clocks, [`runtime::AbortReason`], the
-//!    handler's [`runtime::Misuse`], and [`runtime::TaskPhase`]);
-//! 5. `rmcp` and `tower` (features of the same names), the adapters; `rmcp`'s
+//! 4. [`task`], where tasks are kept (the [`task::TaskStore`] contract and
+//!    the in-process store), beside [`runtime`] ([`Flow`], [`Round`], clocks,
+//!    [`runtime::AbortReason`], the handler's [`runtime::Misuse`], and
+//!    [`runtime::TaskPhase`]);
+//! 5. `redis` (feature `redis`), one Redis client and the contracts it
+//!    implements for a server of several instances: the replay guard and the
+//!    task store;
+//! 6. `rmcp` and `tower` (features of the same names), the adapters; `rmcp`'s
 //!    `McpServer` serves tools as tasks too (the Tasks extension:
 //!    [`docs/TASKS.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/TASKS.md)).
 //!
@@ -113,8 +116,8 @@
 //! a server through one Redis or a Redis Cluster (TLS with `rediss://`:
 //! feature `redis-tls`, which adds rustls to feature `redis`), async,
 //! failing closed, and refusing a Redis that may evict; and
-//! `task::RedisTaskStore`, the task store every instance shares, on the same
-//! connections' code.
+//! `redis::RedisTaskStore`, the task store every instance shares, on the same
+//! client (`redis::RedisConfigError` says why either could not start).
 //! Feature `cli` builds `mrtr-guard`, the operator's tool (its arguments
 //! parsed by `clap`; `mrtr-guard help` shows the usage): `keygen`, `inspect` (a token's
 //! structure, with no key: [`state::TokenInfo`]) and `open` (why a token does or does
@@ -139,7 +142,7 @@
 //! A key, codec, guard or server that cannot work is refused when it is
 //! built, and the error's `Display` names the setting and what to give
 //! instead ([`state::KeyError`], [`state::ConfigError`],
-//! `RedisConfigError`, `rmcp::ServerConfigError`). A `main` that returns
+//! `redis::RedisConfigError`, `rmcp::ServerConfigError`). A `main` that returns
 //! `Result<(), Box<dyn Error>>` prints the `Debug` text (`Error: HexText`);
 //! print the message instead:
 //!
@@ -198,6 +201,8 @@ pub mod state;
 pub mod task;
 pub mod wire;
 
+#[cfg(feature = "redis")]
+pub mod redis;
 #[cfg(feature = "rmcp")]
 pub mod rmcp;
 #[cfg(feature = "tower")]
@@ -239,7 +244,7 @@ pub use state::{
 pub use wire::Method;
 // Single use across instances, through Redis (feature `redis`).
 #[cfg(feature = "redis")]
-pub use state::RedisReplayGuard;
+pub use crate::redis::RedisReplayGuard;
 // The write-once multi-round handler and how a call ends.
 pub use runtime::{Call, Flow, Reply, Round, RoundEnd, Stop};
 // Forms: the questions, and the answers once validated.

@@ -13,7 +13,10 @@
 //!   crate of its own, may use the root re-exports);
 //! - module-level edges follow `json -> wire -> state, form -> task,
 //!   runtime -> handoff -> tower -> rmcp -> bin`, with `metrics` below them
-//!   all ([`ALLOWED`], printed on failure);
+//!   all and `redis` (the backend wing) on `state` and `task` alone
+//!   ([`ALLOWED`], printed on failure);
+//! - a backend's contract folders ([`CONTRACTS`]) import its client, never
+//!   each other;
 //! - no `mod.rs` defines items beyond declarations and re-exports
 //!   ([`NOT_YET_AN_INDEX`] lists the exceptions, each with its reason);
 //! - the files only a `#[cfg(test)] mod` declaration includes, test-only
@@ -61,6 +64,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("runtime", &["metrics", "json", "wire", "state", "form"]),
     // Where tasks are kept: sealed records (state's keys) under ids.
     ("task", &["json", "wire", "state"]),
+    // The Redis client and the contracts it implements: the replay guard
+    // (state's) and the task store (task's); nothing above them.
+    ("redis", &["state", "task"]),
     // What the mount's layers hand each other (the principal, the raw
     // arguments, the call id, the task offer): defined once, below both the
     // screen that derives most of them and the adapter that reads them.
@@ -86,6 +92,10 @@ const ALLOWED: &[(&str, &[&str])] = &[
         ],
     ),
 ];
+
+/// Each backend wing and the folders in it, one per contract it implements:
+/// each imports the wing's client (the files beside them), none another.
+const CONTRACTS: &[(&str, &[&str])] = &[("redis", &["replay", "task"])];
 
 /// `mod.rs` files that still define items, and why.
 const NOT_YET_AN_INDEX: &[(&str, &str)] = &[(
@@ -511,6 +521,40 @@ fn modules_import_only_the_layers_below_them() {
         "edges against the layer order:\n{}\nallowed:\n{}",
         bad.into_iter().collect::<Vec<_>>().join("\n"),
         table.join("\n")
+    );
+}
+
+#[test]
+fn a_backend_s_contracts_import_its_client_not_each_other() {
+    let Graph { files, edges, .. } = graph();
+    let mut bad = Vec::new();
+    for (wing, contracts) in CONTRACTS {
+        for contract in *contracts {
+            let folder = [(*wing).to_owned(), (*contract).to_owned()];
+            assert!(
+                files.keys().any(|m| m.starts_with(&folder)),
+                "{}: no such folder",
+                folder.join("::")
+            );
+            for (m, deps) in &edges {
+                if !m.starts_with(&folder) {
+                    continue;
+                }
+                for d in deps {
+                    let other = contracts.iter().any(|c| {
+                        c != contract && d.starts_with(&[(*wing).to_owned(), (*c).to_owned()])
+                    });
+                    if other {
+                        bad.push(format!("{} imports {}", name(m), name(d)));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "a contract's folder imports another contract's:\n{}",
+        bad.join("\n")
     );
 }
 

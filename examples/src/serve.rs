@@ -102,7 +102,7 @@ pub async fn task_store()
     let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
         return Ok(None);
     };
-    let mut store = mrtr_guard::task::RedisTaskStore::builder(url);
+    let mut store = mrtr_guard::redis::RedisTaskStore::builder(url);
     if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
         store = store.ca_certificate_pem(std::fs::read(path)?);
     }

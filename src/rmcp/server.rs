@@ -150,8 +150,9 @@ impl McpServerBuilder {
     }
 
     /// Where tasks, and the answers of final rounds, are kept: every
-    /// instance of a server needs the same store (Redis with feature
-    /// `redis`). By default a [`MemoryTaskStore`], for one instance.
+    /// instance of a server needs the same store (feature `redis`:
+    /// `mrtr_guard::redis::RedisTaskStore`). By default a
+    /// [`MemoryTaskStore`], for one instance.
     #[must_use]
     pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
         self.tasks.store = store;

@@ -9,12 +9,17 @@
 //! the builder ([`CodecBuilder`]) and the errors of keys, configuration,
 //! minting and replay guards.
 //!
-//! The files, bottom-up: `layout` (the token's bytes), `keys`, `binding` and
-//! `context` (what a tag covers), `claims` (what a token carries) and
-//! `claims_json` (how it is written), `sealed` and `signed` (the two
-//! constructions, side by side), `policy`, `codec` (minting and opening),
-//! `info` (reading a token without a key), and `replay/`, the replay guards
-//! (their contract, then one file or folder per guard).
+//! The files, bottom-up: `layout` (the token's bytes), `buffer` (the buffer
+//! a token is minted in, wiped), `keys`, `binding`, `audience` (what an
+//! audience may be) and `context` (what a tag covers), `claims` (what a
+//! token carries) and `claims_json` (how it is written), `sealed` and
+//! `signed` (the two constructions, side by side), `policy`, `error` (what
+//! opening, minting and configuring report), `events` (what the operator is
+//! told of a refusal), `codec` (minting and opening), `info` (reading a
+//! token without a key), `record` (records kept outside a token, sealed;
+//! feature `server`), `replay/` (the replay-guard contract and the
+//! in-process guard; the Redis one is in `crate::redis`), and `vectors/`
+//! (the known-answer vectors' generator and checks, test-only).
 
 mod audience;
 mod binding;
@@ -58,7 +63,3 @@ pub use replay::{
     AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
     TokenUse,
 };
-#[cfg(feature = "redis")]
-pub(crate) use replay::{Conn, Connector, Endpoint, time_to_live_ms};
-#[cfg(feature = "redis")]
-pub use replay::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};

@@ -163,7 +163,7 @@ fn mint_errors_of_configuration_say_what_to_change() {
 #[test]
 fn redis_config_errors_name_the_setting_and_the_fix() {
     use mrtr_guard::RedisReplayGuard;
-    use mrtr_guard::state::RedisConfigError;
+    use mrtr_guard::redis::RedisConfigError;
 
     let build = |url: &str| RedisReplayGuard::builder(url).build().unwrap_err();
     let cases = [

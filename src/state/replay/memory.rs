@@ -62,7 +62,7 @@ use crate::state::replay::principal::PrincipalKey;
 ///
 /// Several server instances need one shared guard instead (a store with an
 /// atomic "set if absent with expiry"; feature `redis`:
-/// [`RedisReplayGuard`](crate::state::RedisReplayGuard)).
+/// `mrtr_guard::redis::RedisReplayGuard`).
 ///
 /// ```
 /// use mrtr_guard::{MemoryReplayGuard, ReplayGuard};

@@ -7,21 +7,15 @@
 //! The files: `guard` (the contract: [`ReplayGuard`], its async face and
 //! the [`TokenUse`] they consume),
 //! `error` ([`ReplayError`]), `principal` (the [`PrincipalKey`] a guard counts
-//! shares by), then one implementation each: `memory`
-//! ([`MemoryReplayGuard`], one process) and `redis/` (`RedisReplayGuard`,
-//! feature `redis`, shared by every instance of a server).
+//! shares by), and `memory` ([`MemoryReplayGuard`], one process). The guard
+//! every instance of a server shares is on Redis, with the Redis client
+//! (`crate::redis`, feature `redis`).
 
 mod error;
 mod guard;
 mod memory;
 mod principal;
-#[cfg(feature = "redis")]
-mod redis;
 
-#[cfg(feature = "redis")]
-pub(crate) use self::redis::{Conn, Connector, Endpoint, time_to_live_ms};
-#[cfg(feature = "redis")]
-pub use self::redis::{RedisConfigError, RedisGuardBuilder, RedisReplayGuard};
 pub use error::ReplayError;
 pub use guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 pub use memory::MemoryReplayGuard;

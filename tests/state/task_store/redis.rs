@@ -14,10 +14,9 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use mrtr_guard::state::{PrincipalKey, RedisConfigError};
-use mrtr_guard::task::{
-    NewTask, RedisTaskStore, RedisTaskStoreBuilder, TaskId, TaskLimits, TaskStore, TaskStoreError,
-};
+use mrtr_guard::redis::{RedisConfigError, RedisTaskStore, RedisTaskStoreBuilder};
+use mrtr_guard::state::PrincipalKey;
+use mrtr_guard::task::{NewTask, TaskId, TaskLimits, TaskStore, TaskStoreError};
 use time::OffsetDateTime;
 
 use crate::replay::redis::support::{

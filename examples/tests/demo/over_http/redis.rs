@@ -379,7 +379,7 @@ async fn two_instances(url: String) {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_nanos();
-    let prefix = format!("mrtr-guard-test:{}-{nanos}:http:", std::process::id());
+    let prefix = format!("mrtr-guard-test:{}-{nanos}:http", std::process::id());
     // Each instance has its own guard (its own connections) on the one Redis.
     let instance = || async {
         let guard = RedisReplayGuard::builder(url.as_str())

@@ -13,7 +13,7 @@
 
 use std::sync::Arc;
 
-use mrtr_guard::state::RedisConfigError;
+use mrtr_guard::redis::RedisConfigError;
 use mrtr_guard::{RedisReplayGuard, StateError};
 
 use crate::replay::redis::support::{

@@ -13,7 +13,8 @@
 
 use std::sync::Arc;
 
-use mrtr_guard::state::{RedisConfigError, ReplayError};
+use mrtr_guard::redis::RedisConfigError;
+use mrtr_guard::state::ReplayError;
 use mrtr_guard::{RedisReplayGuard, ReplayGuard, StateContents, StateError};
 
 use crate::replay::redis::support::{

@@ -182,7 +182,7 @@ fn a_policy_switched_to_evict_refuses_and_then_vouches_for_nothing_lost() {
                 .unwrap();
         }
         let keys: Vec<String> = redis::cmd("KEYS")
-            .arg(format!("{prefix}*"))
+            .arg(format!("{prefix}:*"))
             .query(&mut admin)
             .unwrap();
         left = keys.len();

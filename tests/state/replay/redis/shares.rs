@@ -59,13 +59,13 @@ fn a_principal_is_held_to_its_share_on_redis() {
         .get_connection()
         .unwrap();
     let keys: Vec<String> = redis::cmd("KEYS")
-        .arg(format!("{}*", guard.key_prefix()))
+        .arg(format!("{}:*", guard.key_prefix()))
         .query(&mut admin)
         .unwrap();
     assert!(keys.iter().all(|key| !key.contains("mallory")), "{keys:?}");
     assert_eq!(
         keys.iter()
-            .filter(|key| key.starts_with(&format!("{}share:", guard.key_prefix())))
+            .filter(|key| key.starts_with(&format!("{}:replay:share:", guard.key_prefix())))
             .count(),
         2,
         "{keys:?}"

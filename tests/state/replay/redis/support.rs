@@ -91,7 +91,7 @@ pub(super) fn unique_prefix(test: &str) -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_nanos();
-    format!("mrtr-guard-test:{}-{nanos}:{test}:", std::process::id())
+    format!("mrtr-guard-test:{}-{nanos}:{test}", std::process::id())
 }
 
 /// The same server, another database index.

@@ -16,8 +16,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use mrtr_guard::RedisReplayGuard;
-use mrtr_guard::task::RedisTaskStore;
+use mrtr_guard::redis::{RedisReplayGuard, RedisTaskStore};
 
 use super::*;
 
@@ -34,15 +33,16 @@ fn setting(var: &str) -> Option<String> {
     }
 }
 
-/// One instance on `url`, under `prefix`: its own store and guard.
+/// One instance on `url`, under `prefix`: its own store and guard, which
+/// share the prefix as one server's do.
 async fn instance(url: &str, prefix: &str) -> SocketAddr {
     let guard = RedisReplayGuard::builder(url)
-        .key_prefix(format!("{prefix}guard:"))
+        .key_prefix(prefix)
         .connect()
         .await
         .unwrap();
     let store = RedisTaskStore::builder(url)
-        .key_prefix(format!("{prefix}tasks"))
+        .key_prefix(prefix)
         .connect()
         .await
         .unwrap();
@@ -64,7 +64,7 @@ fn prefix() -> String {
         .duration_since(UNIX_EPOCH)
         .unwrap()
         .as_nanos();
-    format!("mrtr-guard-test-{}-{nanos}-", std::process::id())
+    format!("mrtr-guard-test-{}-{nanos}", std::process::id())
 }
 
 /// A task created on one instance, polled and answered on the other, an

@@ -14,9 +14,10 @@ use redis::cluster_async::ClusterConnection;
 use redis::cluster_routing::{MultipleNodeRoutingInfo, RoutingInfo};
 use redis::{AsyncConnectionConfig, Client, Cmd, ConnectionInfo, RedisError, Value};
 
-use crate::state::replay::error::ReplayError;
-use crate::state::replay::redis::error::{ConnectError, RedisConfigError, timed_out, unavailable};
-use crate::state::replay::redis::watch::Watch;
+use crate::redis::error::{
+    ConnectError, RedisConfigError, RedisUnavailable, timed_out, unavailable,
+};
+use crate::redis::watch::Watch;
 
 /// How a client of this crate reaches Redis: the client, and the settings
 /// every connection is opened and every command run with (made by
@@ -32,7 +33,7 @@ pub(crate) struct Connector {
     pub(crate) command_timeout: Duration,
     pub(crate) check_policy: bool,
     /// What the connections have seen of Redis: its instances, its policy.
-    pub(super) watch: Watch,
+    pub(crate) watch: Watch,
     /// `host:port` or the socket path: never the credentials.
     pub(crate) server: String,
     /// Whether the URL asks for TLS.
@@ -41,11 +42,14 @@ pub(crate) struct Connector {
 
 impl Connector {
     /// The slot's connection, or a new one (checked) put into it.
-    pub(super) async fn connection(&self, slot: &Mutex<Option<Conn>>) -> Result<Conn, ReplayError> {
+    pub(super) async fn connection(
+        &self,
+        slot: &Mutex<Option<Conn>>,
+    ) -> Result<Conn, RedisUnavailable> {
         if let Some(conn) = lock(slot).clone() {
             return Ok(conn);
         }
-        let conn = self.open().await.map_err(ConnectError::into_replay)?;
+        let conn = self.open().await.map_err(ConnectError::into_unavailable)?;
         *lock(slot) = Some(conn.clone());
         Ok(conn)
     }
@@ -131,7 +135,7 @@ impl Connector {
         &self,
         slot: &Mutex<Option<Conn>>,
         command: F,
-    ) -> Result<T, ReplayError>
+    ) -> Result<T, RedisUnavailable>
     where
         F: Fn(Conn) -> Fut,
         Fut: Future<Output = Result<T, RedisError>>,
@@ -170,13 +174,16 @@ impl Connector {
         &self,
         slot: &Mutex<Option<Conn>>,
         command: &Cmd,
-    ) -> Result<Value, ReplayError> {
+    ) -> Result<Value, RedisUnavailable> {
         self.run(slot, |mut conn| async move { conn.send(command).await })
             .await
     }
 
     /// `PING`, then a look at Redis as the watcher takes one.
-    pub(crate) async fn health_check(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
+    pub(crate) async fn health_check(
+        &self,
+        slot: &Mutex<Option<Conn>>,
+    ) -> Result<(), RedisUnavailable> {
         let ping = redis::cmd("PING");
         self.send(slot, &ping).await?;
         self.look(slot).await

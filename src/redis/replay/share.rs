@@ -4,8 +4,9 @@
 use redis::{Cmd, Value};
 use time::OffsetDateTime;
 
-use crate::state::replay::error::ReplayError;
-use crate::state::replay::redis::error::unexpected;
+use crate::redis::error::unexpected;
+use crate::redis::replay::error::failed;
+use crate::state::ReplayError;
 
 /// The share check, atomic on one key (the principal's sorted set):
 /// forgets entries whose retention has passed, admits a member already
@@ -52,7 +53,7 @@ pub(super) fn admitted(reply: &Value, share: usize) -> Result<(), ReplayError> {
     match reply {
         Value::Int(1) => Ok(()),
         Value::Int(0) => Err(ReplayError::ShareExceeded { share }),
-        _ => Err(unexpected("EVAL")),
+        _ => Err(failed(unexpected("EVAL"))),
     }
 }
 

@@ -1,14 +1,14 @@
-//! The Redis guard's errors: why it could not be built or started
-//! ([`RedisConfigError`]), and a Redis failure described without its text.
+//! The Redis client's errors: why a guard or a store on it could not be
+//! built or started ([`RedisConfigError`]), and why Redis failed a command
+//! ([`RedisUnavailable`], described without Redis' own text).
 
 use std::fmt;
 
 use redis::RedisError;
 
-use crate::state::replay::error::ReplayError;
-
-/// Feature `redis`: why a [`RedisReplayGuard`](crate::state::RedisReplayGuard)
-/// could not be built or started.
+/// Feature `redis`: why a [`RedisReplayGuard`](crate::redis::RedisReplayGuard)
+/// or a [`RedisTaskStore`](crate::redis::RedisTaskStore) could not be built
+/// or started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RedisConfigError {
@@ -25,14 +25,15 @@ pub enum RedisConfigError {
     InvalidCaCertificate,
     /// A timeout is zero.
     ZeroTimeout,
-    /// Redis' `maxmemory-policy` (named) lets it evict the guard's keys.
+    /// Redis' `maxmemory-policy` (named) lets it evict mrtr-guard's keys.
     Evicts(String),
     /// Redis refused `CONFIG GET maxmemory-policy`.
     PolicyUnreadable,
     /// Redis could not be reached, or answered in error, at start-up.
-    Unavailable(ReplayError),
-    /// The key prefix holds `{` or `}`: a Redis Cluster hash tag there would
-    /// move keys that must share a slot apart (the task store's).
+    Unavailable(RedisUnavailable),
+    /// The key prefix holds `{` or `}`: Redis Cluster would read a hash tag
+    /// there and place keys by it instead of by the layout's one tag
+    /// (`docs/REDIS.md`), which keeps the task store's caps in one slot.
     InvalidKeyPrefix,
 }
 
@@ -79,21 +80,55 @@ impl fmt::Display for RedisConfigError {
                 "the redis key prefix holds { or }, which redis cluster reads as a hash tag; \
                  give key_prefix a prefix without braces",
             ),
-            Self::Unavailable(error) => write!(
+            Self::Unavailable(why) => write!(
                 f,
-                "the redis guard did not start: {error}; check that redis runs at the url \
-                 and accepts the credentials"
+                "could not start on redis: {why}; check that redis runs at the url and \
+                 accepts the credentials"
             ),
         }
     }
 }
 
-impl std::error::Error for RedisConfigError {}
+impl std::error::Error for RedisConfigError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Unavailable(why) => Some(why),
+            _ => None,
+        }
+    }
+}
+
+/// Feature `redis`: why Redis did not do what it was asked (not reached in
+/// time, refused, answered in error or with a reply of the wrong shape),
+/// told without Redis' own text: client errors can quote the URL, and
+/// server errors are reduced to their code (`NOAUTH`, `READONLY`...).
+///
+/// Each contract on Redis reports it as its own failure: the replay guard
+/// as [`ReplayError::Unavailable`](crate::state::ReplayError::Unavailable),
+/// the task store as
+/// [`TaskStoreError::Unavailable`](crate::task::TaskStoreError::Unavailable).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedisUnavailable(String);
+
+impl RedisUnavailable {
+    /// The failure, in words of this crate's.
+    pub(crate) fn new(why: impl Into<String>) -> Self {
+        Self(why.into())
+    }
+}
+
+impl fmt::Display for RedisUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for RedisUnavailable {}
 
 /// Why a new connection is not used.
 #[derive(Clone)]
-pub(super) enum ConnectError {
-    Redis(ReplayError),
+pub(crate) enum ConnectError {
+    Redis(RedisUnavailable),
     /// Redis may evict: its policy (a plain word, or `unknown`).
     Evicts(String),
     /// `CONFIG GET` was refused or answered nothing readable.
@@ -101,21 +136,24 @@ pub(super) enum ConnectError {
 }
 
 impl ConnectError {
-    pub(super) fn into_replay(self) -> ReplayError {
+    /// The failure a call reports: the start-up refusal's message when Redis
+    /// may evict.
+    pub(crate) fn into_unavailable(self) -> RedisUnavailable {
         match self {
-            Self::Redis(error) => error,
+            Self::Redis(why) => why,
             Self::Evicts(policy) => {
-                ReplayError::Unavailable(RedisConfigError::Evicts(policy).to_string())
+                RedisUnavailable::new(RedisConfigError::Evicts(policy).to_string())
             }
             Self::PolicyUnreadable => {
-                ReplayError::Unavailable(RedisConfigError::PolicyUnreadable.to_string())
+                RedisUnavailable::new(RedisConfigError::PolicyUnreadable.to_string())
             }
         }
     }
 
-    pub(super) fn into_config(self) -> RedisConfigError {
+    /// The failure a builder's `connect` reports.
+    pub(crate) fn into_config(self) -> RedisConfigError {
         match self {
-            Self::Redis(error) => RedisConfigError::Unavailable(error),
+            Self::Redis(why) => RedisConfigError::Unavailable(why),
             Self::Evicts(policy) => RedisConfigError::Evicts(policy),
             Self::PolicyUnreadable => RedisConfigError::PolicyUnreadable,
         }
@@ -124,7 +162,7 @@ impl ConnectError {
 
 /// Describes a Redis failure without its text: client errors can quote the
 /// URL, and server errors are reduced to their code (`NOAUTH`, `READONLY`...).
-pub(super) fn unavailable(error: &RedisError) -> ReplayError {
+pub(crate) fn unavailable(error: &RedisError) -> RedisUnavailable {
     let why = if let Some(why) = tls_failure(error) {
         why.to_owned()
     } else if error.is_timeout() {
@@ -149,15 +187,17 @@ pub(super) fn unavailable(error: &RedisError) -> ReplayError {
             None => "redis answered in error".to_owned(),
         }
     };
-    ReplayError::Unavailable(why)
+    RedisUnavailable(why)
 }
 
-pub(super) fn timed_out() -> ReplayError {
-    ReplayError::Unavailable("redis did not answer in time".to_owned())
+/// No answer within the timeout.
+pub(crate) fn timed_out() -> RedisUnavailable {
+    RedisUnavailable::new("redis did not answer in time")
 }
 
-pub(super) fn unexpected(command: &str) -> ReplayError {
-    ReplayError::Unavailable(format!("redis answered {command} with an unexpected reply"))
+/// A reply of the wrong shape to `command`.
+pub(crate) fn unexpected(command: &str) -> RedisUnavailable {
+    RedisUnavailable(format!("redis answered {command} with an unexpected reply"))
 }
 
 /// What failed, if TLS did.

@@ -1,6 +1,7 @@
 //! Feature `redis`: a [`ReplayGuard`] shared by every instance of a server.
 //!
-//! Each consumed (flow id, round) becomes one Redis key, written with
+//! Each consumed (flow id, round) becomes one Redis key (its layout:
+//! `docs/REDIS.md`), written with
 //! `SET key 1 NX PX <ms until the token's expiry plus the skew>`: the first
 //! instance to set it wins, every later attempt (on any instance) is a
 //! replay, and Redis forgets the key when no instance whose clock is within
@@ -20,23 +21,25 @@ use std::time::Duration;
 
 use time::OffsetDateTime;
 
-use crate::state::claims::FlowId;
-use crate::state::replay::error::ReplayError;
-use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
-use crate::state::replay::principal::PrincipalKey;
-use crate::state::replay::redis::commit;
-use crate::state::replay::redis::connection::{Conn, Connector};
-use crate::state::replay::redis::error::timed_out;
-use crate::state::replay::redis::share;
+use crate::redis::connection::{Conn, Connector};
+use crate::redis::endpoint::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
+use crate::redis::error::timed_out;
+use crate::redis::layout::{DEFAULT_PREFIX, Key, round_member, time_to_live_ms};
+use crate::redis::replay::error::failed;
+use crate::redis::replay::{commit, share};
+use crate::redis::watch::Doubt;
+use crate::state::{
+    AsyncReplayGuard, ConsumeFuture, FlowId, PrincipalKey, ReplayError, ReplayGuard, TokenUse,
+};
 
 /// Feature `redis`: a replay guard on Redis, for servers that run as
 /// several instances.
 ///
 /// Give every instance's codec a guard on the same Redis (or Redis Cluster)
 /// and a token opens once across all of them. Build it at start-up with
-/// [`connect`](crate::state::RedisGuardBuilder::connect), which checks what the guard
+/// [`connect`](crate::redis::RedisReplayGuardBuilder::connect), which checks what the guard
 /// relies on (below) and refuses to start otherwise; or lazily with
-/// [`build`](crate::state::RedisGuardBuilder::build), the same checks then made by the
+/// [`build`](crate::redis::RedisReplayGuardBuilder::build), the same checks then made by the
 /// first call.
 ///
 /// # Redis must not evict
@@ -47,7 +50,7 @@ use crate::state::replay::redis::share;
 /// TTL) drops the keys nobody reads first, these, and a consumed round opens
 /// again, silently. So each new connection, every
 /// [`health_check`](Self::health_check), and the guard's watcher every
-/// [`watch_interval`](crate::state::RedisGuardBuilder::watch_interval) read
+/// [`watch_interval`](crate::redis::RedisReplayGuardBuilder::watch_interval) read
 /// `CONFIG GET maxmemory-policy` (on every master of a cluster), and anything
 /// but `noeviction` is an error naming the policy and what to set: at start-up
 /// the guard does not start, and while it serves, every call fails closed
@@ -55,7 +58,7 @@ use crate::state::replay::redis::share;
 /// below). A managed service that forbids `CONFIG` makes
 /// that an error too: set the service's eviction policy to `noeviction` in its
 /// console, then build with
-/// [`allow_replay_if_redis_evicts`](crate::state::RedisGuardBuilder::allow_replay_if_redis_evicts),
+/// [`allow_replay_if_redis_evicts`](crate::redis::RedisReplayGuardBuilder::allow_replay_if_redis_evicts),
 /// whose name says what a wrong setting there costs. A full `noeviction` Redis
 /// answers `OOM`: the guard then refuses tokens (fails closed), it never accepts
 /// one unrecorded.
@@ -119,12 +122,12 @@ use crate::state::replay::redis::share;
 ///
 /// An asynchronous replica promoted on failover lacks the writes it had not
 /// received: those tokens open once more. With
-/// [`wait_for_replicas`](crate::state::RedisGuardBuilder::wait_for_replicas)
+/// [`wait_for_replicas`](crate::redis::RedisReplayGuardBuilder::wait_for_replicas)
 /// each `SET` is followed by `WAIT`, and a token is accepted only once that many
 /// replicas hold its key. A URL naming one node of a Redis Cluster is detected
 /// (`INFO cluster`) and served by the `redis` crate's async cluster client;
 /// every command names one key, so it never spans slots.
-/// [`principal_share`](crate::state::RedisGuardBuilder::principal_share) bounds
+/// [`principal_share`](crate::redis::RedisReplayGuardBuilder::principal_share) bounds
 /// each principal's live entries, as
 /// [`MemoryReplayGuard`](crate::state::MemoryReplayGuard) does (off by default
 /// here: Redis has no capacity to take a share of).
@@ -132,12 +135,12 @@ use crate::state::replay::redis::share;
 /// `redis://` (TCP), `rediss://` (TCP with TLS) and `redis+unix://` URLs
 /// are supported (a cluster: TCP only). TLS needs feature `redis-tls`
 /// (without it a `rediss://` URL is refused with
-/// [`RedisConfigError::TlsNotEnabled`](crate::state::RedisConfigError::TlsNotEnabled)).
+/// [`RedisConfigError::TlsNotEnabled`](crate::redis::RedisConfigError::TlsNotEnabled)).
 /// It goes through rustls, and the
 /// server's certificate is always verified, its name (or IP address)
 /// included: against the Mozilla root certificates compiled in
 /// (`webpki-roots`), which managed services' public certificates chain to,
-/// or, when [`ca_certificate_pem`](crate::state::RedisGuardBuilder::ca_certificate_pem)
+/// or, when [`ca_certificate_pem`](crate::redis::RedisReplayGuardBuilder::ca_certificate_pem)
 /// names one, against that CA alone. `rediss://...#insecure` (no
 /// verification) is refused. Client certificates (mutual TLS) are not
 /// supported.
@@ -149,7 +152,7 @@ use crate::state::replay::redis::share;
 ///
 /// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
 /// let guard = RedisReplayGuard::builder("redis://127.0.0.1:6379/")
-///     .key_prefix("shop:replay:")
+///     .key_prefix("shop") // keys shop:replay:...
 ///     .command_timeout(Duration::from_millis(200))
 ///     .connect()
 ///     .await?; // refuses a Redis that may evict
@@ -224,30 +227,32 @@ impl commit::Committer for Committing {
 
 impl RedisReplayGuard {
     /// The key prefix used unless
-    /// [`RedisGuardBuilder::key_prefix`](crate::state::RedisGuardBuilder::key_prefix)
-    /// sets another.
-    pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard:replay:";
-    /// The default time allowed to open a connection (TCP and handshake): 500 ms.
-    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+    /// [`RedisReplayGuardBuilder::key_prefix`](crate::redis::RedisReplayGuardBuilder::key_prefix)
+    /// sets another: `mrtr-guard`, the task store's too.
+    pub const DEFAULT_KEY_PREFIX: &'static str = DEFAULT_PREFIX;
+    /// The default time allowed to open a connection (TCP, handshake and
+    /// checks): 500 ms.
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = CONNECT_TIMEOUT;
     /// The default time allowed for one command's request and answer: 500 ms.
-    pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+    pub const DEFAULT_COMMAND_TIMEOUT: Duration = COMMAND_TIMEOUT;
     /// How often the guard looks at Redis by default, between connections:
     /// 1 s.
     pub const DEFAULT_WATCH_INTERVAL: Duration = Duration::from_secs(1);
 
-    /// The Redis key that records (flow id, round): the prefix, the flow id
-    /// in lowercase hex, `:`, the round in decimal, for example
+    /// The Redis key that records (flow id, round), as `docs/REDIS.md`
+    /// lays it out: for example
     /// `mrtr-guard:replay:000102030405060708090a0b0c0d0e0f:2`.
+    #[must_use]
     pub fn key(&self, flow_id: FlowId, round: u32) -> String {
-        format!("{}{flow_id}:{round}", self.inner.prefix)
+        Key::Round(flow_id, round).under(&self.inner.prefix)
     }
 
     /// The Redis key that counts `principal`'s live entries when
-    /// [`principal_share`](crate::state::RedisGuardBuilder::principal_share) is set: the
-    /// prefix, `share:`, the principal key in hex (a sorted set of
-    /// `flow:round` scored by retention time, in Unix milliseconds).
+    /// [`principal_share`](crate::redis::RedisReplayGuardBuilder::principal_share)
+    /// is set, as `docs/REDIS.md` lays it out.
+    #[must_use]
     pub fn share_key(&self, principal: PrincipalKey) -> String {
-        format!("{}share:{principal}", self.inner.prefix)
+        Key::Share(principal).under(&self.inner.prefix)
     }
 
     /// The key prefix.
@@ -267,7 +272,11 @@ impl RedisReplayGuard {
     pub async fn health_check(&self) -> Result<(), ReplayError> {
         let inner = &self.inner;
         inner.watch();
-        inner.connector.health_check(&inner.shared.conn).await
+        inner
+            .connector
+            .health_check(&inner.shared.conn)
+            .await
+            .map_err(failed)
     }
 
     /// [`health_check`](Self::health_check) for sync callers: blocks the
@@ -279,8 +288,10 @@ impl RedisReplayGuard {
     pub fn ping(&self) -> Result<(), ReplayError> {
         self.inner.watch();
         let inner = Arc::clone(&self.inner);
-        self.inner
-            .run_sync(async move { inner.connector.health_check(&inner.sync_shared.conn).await })
+        self.inner.run_sync(async move {
+            let conn = &inner.sync_shared.conn;
+            inner.connector.health_check(conn).await.map_err(failed)
+        })
     }
 }
 
@@ -297,8 +308,7 @@ impl Inner {
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
         self.watch();
-        let watch = &self.connector.watch;
-        watch.admits(&token)?;
+        self.admits(&token)?;
         let TokenUse {
             principal,
             flow_id,
@@ -306,22 +316,63 @@ impl Inner {
             retain_until,
             ..
         } = token;
-        let key = format!("{}{flow_id}:{round}", self.prefix);
+        let key = Key::Round(flow_id, round).under(&self.prefix);
         let ttl_ms = time_to_live_ms(retain_until, now);
         if let Some(share) = self.share {
             let script = share::script(
-                format!("{}share:{principal}", self.prefix),
-                format!("{flow_id}:{round}"),
+                Key::Share(principal).under(&self.prefix),
+                round_member(flow_id, round),
                 share,
                 retain_until,
                 now,
                 ttl_ms,
             );
-            let reply = self.connector.send(&self.slot(face).conn, &script).await?;
+            let conn = &self.slot(face).conn;
+            let reply = self.connector.send(conn, &script).await.map_err(failed)?;
             share::admitted(&reply, share)?;
         }
         commit::set(Committing(Arc::clone(self), face), key, ttl_ms).await?;
-        watch.admits(&token)
+        self.admits(&token)
+    }
+
+    /// Whether the watch vouches for `token` now: refused while Redis may
+    /// evict, and when it can have been minted before Redis lost keys
+    /// ([`TokenUse::minted_after`]: its issue time less the skew), since it
+    /// may have been consumed already.
+    fn admits(&self, token: &TokenUse) -> Result<(), ReplayError> {
+        match self.connector.watch.doubt(token.minted_after()) {
+            None => Ok(()),
+            Some(Doubt::Evicting(why)) => Err(failed(why)),
+            Some(Doubt::Lost) => Err(ReplayError::Unavailable(
+                "redis lost replay keys (restarted, failed over or evicted) after this \
+                 requestState was minted, so the guard cannot tell whether it was used: \
+                 refused; its flow starts over"
+                    .to_owned(),
+            )),
+        }
+    }
+
+    /// Starts the guard's watcher, once: a task on the guard's own runtime
+    /// that looks at Redis every watch interval, on the sync face's
+    /// connection, for as long as the guard lives.
+    pub(super) fn watch(self: &Arc<Self>) {
+        self.watching.call_once(|| {
+            let Ok(runtime) = self.runtime() else {
+                return;
+            };
+            let guard = Arc::downgrade(self);
+            let interval = self.watch_interval;
+            runtime.spawn(async move {
+                loop {
+                    tokio::time::sleep(interval).await;
+                    let Some(inner) = guard.upgrade() else {
+                        return;
+                    };
+                    // A failure is the calls' to report: they fail too.
+                    let _ = inner.connector.look(&inner.sync_shared.conn).await;
+                }
+            });
+        });
     }
 
     pub(super) fn slot(&self, face: Face) -> &Slot {
@@ -369,7 +420,7 @@ impl Inner {
             .saturating_add(Duration::from_millis(100));
         receiver
             .recv_timeout(limit)
-            .unwrap_or_else(|_| Err(timed_out()))
+            .unwrap_or_else(|_| Err(failed(timed_out())))
     }
 }
 
@@ -421,59 +472,22 @@ impl fmt::Debug for RedisReplayGuard {
     }
 }
 
-/// Milliseconds from `now` until `retain_until` (for `PX`), rounded up so that the
-/// entry never disappears early, and at least 1: `PX 0` is an error in Redis
-/// (`consume` only sees tokens that have not expired).
-pub(crate) fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
-    let nanos = retain_until
-        .unix_timestamp_nanos()
-        .saturating_sub(now.unix_timestamp_nanos());
-    let ms = nanos
-        .saturating_add(999_999)
-        .checked_div(1_000_000)
-        .unwrap_or(1);
-    u64::try_from(ms.max(1)).unwrap_or(u64::MAX)
-}
-
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::arithmetic_side_effects,
-    reason = "test code: a panic is a failing test"
-)]
+#[allow(clippy::unwrap_used, reason = "test code: a panic is a failing test")]
 mod tests {
-    use time::Duration as TimeDuration;
-
     use super::*;
-
-    fn at(seconds: i64) -> OffsetDateTime {
-        OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
-    }
-
-    #[test]
-    fn ttl_is_milliseconds_until_expiry_and_never_zero() {
-        assert_eq!(time_to_live_ms(at(600), at(0)), 600_000);
-        assert_eq!(
-            time_to_live_ms(at(0) + TimeDuration::milliseconds(1500), at(0)),
-            1500
-        );
-        assert_eq!(
-            time_to_live_ms(at(0) + TimeDuration::nanoseconds(1_000_001), at(0)),
-            2,
-            "rounded up"
-        );
-        assert_eq!(time_to_live_ms(at(0), at(0)), 1);
-        assert_eq!(time_to_live_ms(at(0), at(5)), 1);
-    }
 
     #[test]
     fn keys_are_prefix_hex_flow_id_and_round() {
         let guard = RedisReplayGuard::builder("redis://127.0.0.1:1/")
-            .key_prefix("p:")
+            .key_prefix("p")
             .build()
             .unwrap();
         let flow = FlowId::from_bytes([0xab; 16]);
-        assert_eq!(guard.key(flow, 7), format!("p:{}:7", "ab".repeat(16)));
-        assert_eq!(guard.key_prefix(), "p:");
+        assert_eq!(
+            guard.key(flow, 7),
+            format!("p:replay:{}:7", "ab".repeat(16))
+        );
+        assert_eq!(guard.key_prefix(), "p");
     }
 }

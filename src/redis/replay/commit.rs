@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
-use crate::state::replay::error::ReplayError;
+use crate::state::ReplayError;
 
 /// What a committer sends through: one connection's queue, and the `SET`s
 /// of a batch on that connection.

@@ -7,36 +7,29 @@ use std::time::Duration;
 use redis::{Cmd, Value};
 use time::OffsetDateTime;
 
-use crate::state::{Conn, Connector, PrincipalKey, time_to_live_ms};
-use crate::task::error::TaskStoreError;
-use crate::task::id::TaskId;
+use crate::redis::connection::{Conn, Connector};
+use crate::redis::endpoint::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
+use crate::redis::layout::{DEFAULT_PREFIX, Key, time_to_live_ms};
+use crate::redis::task::script;
+use crate::state::PrincipalKey;
 use crate::task::millis::millis;
-use crate::task::redis::script;
-use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
+use crate::task::{NewTask, StoreFuture, Stored, TaskId, TaskStore, TaskStoreError};
 
 /// Feature `redis`: a [`TaskStore`] on Redis (one node, TLS, or Redis
 /// Cluster), for a server that runs as several instances: give each the
 /// same store (same Redis, same key prefix) and a task created on one is
 /// found, answered and completed on any. Build it at start-up with
-/// [`connect`](crate::task::RedisTaskStoreBuilder::connect).
+/// [`connect`](crate::redis::RedisTaskStoreBuilder::connect).
 ///
 /// # Keys
 ///
-/// Every key starts with the prefix (default `mrtr-guard`; give each server
-/// sharing one Redis its own):
-///
-/// - [`task_key`](Self::task_key), `{prefix}:task:{id}`: a hash, `v` the
-///   version (1 at creation, one more at each replacement) and `r` the
-///   sealed record, with a `PX` expiry at the task's `expires_at`.
-/// - [`answer_key`](Self::answer_key), `{prefix}:answer:{key in hex}`: a
-///   remembered answer (sealed), a string with a `PX` expiry.
-/// - [`count_key`](Self::count_key) and
-///   [`owner_count_key`](Self::owner_count_key), `{prefix}:tasks:{{prefix}}:all`
-///   and `{prefix}:tasks:{{prefix}}:owner:{principal key in hex}`: the caps'
-///   sorted sets, task ids scored by their expiry (Unix ms), each expiring
-///   with its longest entry. The braces are a Cluster hash tag: every set
-///   of one prefix is in one slot, so one script checks and counts both
-///   caps atomically (a prefix with braces is refused).
+/// Under the prefix (default `mrtr-guard`): a hash per task
+/// ([`task_key`](Self::task_key)), a string per remembered answer
+/// ([`answer_key`](Self::answer_key)), and the caps' two sorted sets
+/// ([`count_key`](Self::count_key),
+/// [`owner_count_key`](Self::owner_count_key)) under one Cluster hash tag.
+/// Each key's type, TTL and writer, and the prefix rule, are in
+/// `docs/REDIS.md`.
 ///
 /// Records and answers reach the store sealed with the server's key and
 /// bound to their id: a Redis reader learns no answer or result, and a
@@ -74,7 +67,7 @@ use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 ///
 /// A task is on the primary that holds its key when `create` resolves. An
 /// asynchronous replica promoted on failover lacks what it had not received:
-/// with [`wait_for_replicas`](crate::task::RedisTaskStoreBuilder::wait_for_replicas)
+/// with [`wait_for_replicas`](crate::redis::RedisTaskStoreBuilder::wait_for_replicas)
 /// each create, replacement and remembered answer is followed by `WAIT` (in
 /// the same round trip, on the same node), and the call fails with
 /// [`TaskStoreError::Unavailable`] unless that many replicas acknowledged
@@ -87,8 +80,8 @@ use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 /// expiry. Each new connection, and each
 /// [`health_check`](Self::health_check), reads `CONFIG GET maxmemory-policy`
 /// (on every master of a cluster) and refuses anything but `noeviction`
-/// ([`RedisConfigError::Evicts`](crate::state::RedisConfigError::Evicts));
-/// [`allow_task_loss_if_redis_evicts`](crate::task::RedisTaskStoreBuilder::allow_task_loss_if_redis_evicts)
+/// ([`RedisConfigError::Evicts`](crate::redis::RedisConfigError::Evicts));
+/// [`allow_task_loss_if_redis_evicts`](crate::redis::RedisTaskStoreBuilder::allow_task_loss_if_redis_evicts)
 /// skips the check, for a managed service that forbids `CONFIG`. A full
 /// `noeviction` Redis answers `OOM`: the call fails, nothing is assumed
 /// written. Remembered answers have no byte cap of their own here: Redis'
@@ -111,15 +104,15 @@ use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
 ///
 /// A URL naming one node of a cluster is detected (`INFO cluster`) and
 /// served by the `redis` crate's async cluster client. Each command and
-/// script names keys of one slot: a task's hash, one answer, or the caps'
-/// two sets. Tasks and answers spread over the cluster; the caps' sets of
-/// one prefix share one slot, so every create's caps check goes to one
-/// node.
+/// script names keys of one slot (`docs/REDIS.md`, "Redis Cluster"): tasks
+/// and answers spread over the cluster, and every create's caps check goes
+/// to the one node of its prefix's caps.
 ///
 /// ```no_run
 /// use std::sync::Arc;
 /// use std::time::Duration;
-/// use mrtr_guard::task::{RedisTaskStore, TaskStore};
+/// use mrtr_guard::redis::RedisTaskStore;
+/// use mrtr_guard::task::TaskStore;
 ///
 /// # async fn start() -> Result<(), Box<dyn std::error::Error>> {
 /// let store: Arc<dyn TaskStore> = Arc::new(
@@ -150,43 +143,41 @@ pub(super) struct Inner {
 
 impl RedisTaskStore {
     /// The key prefix used unless
-    /// [`key_prefix`](crate::task::RedisTaskStoreBuilder::key_prefix) sets
-    /// another.
-    pub const DEFAULT_KEY_PREFIX: &'static str = "mrtr-guard";
+    /// [`key_prefix`](crate::redis::RedisTaskStoreBuilder::key_prefix) sets
+    /// another: `mrtr-guard`, the replay guard's too.
+    pub const DEFAULT_KEY_PREFIX: &'static str = DEFAULT_PREFIX;
     /// The default time allowed to open a connection (TCP, handshake and
     /// checks): 500 ms.
-    pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+    pub const DEFAULT_CONNECT_TIMEOUT: Duration = CONNECT_TIMEOUT;
     /// The default time allowed for one command's request and answer: 500 ms.
-    pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
+    pub const DEFAULT_COMMAND_TIMEOUT: Duration = COMMAND_TIMEOUT;
 
-    /// The key of task `id`'s hash: `{prefix}:task:{id}`.
+    /// The key of task `id`'s hash, as `docs/REDIS.md` lays it out.
     #[must_use]
     pub fn task_key(&self, id: &TaskId) -> String {
-        format!("{}:task:{id}", self.inner.prefix)
+        Key::Task(id).under(&self.inner.prefix)
     }
 
-    /// The key of the answer remembered under `key`:
-    /// `{prefix}:answer:{key in lowercase hex}`.
+    /// The key of the answer remembered under `key`, as `docs/REDIS.md`
+    /// lays it out.
     #[must_use]
     pub fn answer_key(&self, key: &[u8; 32]) -> String {
-        let hex: String = key.iter().map(|byte| format!("{byte:02x}")).collect();
-        format!("{}:answer:{hex}", self.inner.prefix)
+        Key::Answer(key).under(&self.inner.prefix)
     }
 
-    /// The sorted set that counts every task, for the total cap:
-    /// `{prefix}:tasks:{{prefix}}:all`.
+    /// The sorted set that counts every task, for the total cap, as
+    /// `docs/REDIS.md` lays it out.
     #[must_use]
     pub fn count_key(&self) -> String {
-        let prefix = &self.inner.prefix;
-        format!("{prefix}:tasks:{{{prefix}}}:all")
+        Key::Tasks.under(&self.inner.prefix)
     }
 
     /// The sorted set that counts `owner`'s tasks, for the per-principal
-    /// cap: `{prefix}:tasks:{{prefix}}:owner:{principal key in hex}`.
+    /// cap, as `docs/REDIS.md` lays it out (in the same slot as
+    /// [`count_key`](Self::count_key)).
     #[must_use]
     pub fn owner_count_key(&self, owner: PrincipalKey) -> String {
-        let prefix = &self.inner.prefix;
-        format!("{prefix}:tasks:{{{prefix}}}:owner:{owner}")
+        Key::OwnerTasks(owner).under(&self.inner.prefix)
     }
 
     /// The key prefix.

@@ -15,9 +15,14 @@ use rustls::pki_types::CertificateDer;
 #[cfg(feature = "redis-tls")]
 use rustls::pki_types::pem::PemObject;
 
-use crate::state::replay::redis::connection::Connector;
-use crate::state::replay::redis::error::RedisConfigError;
-use crate::state::replay::redis::watch::Watch;
+use crate::redis::connection::Connector;
+use crate::redis::error::RedisConfigError;
+use crate::redis::watch::Watch;
+
+/// The time allowed to open a connection unless a builder sets another.
+pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_millis(500);
+/// The time allowed for one command unless a builder sets another.
+pub(crate) const COMMAND_TIMEOUT: Duration = Duration::from_millis(500);
 
 /// What a [`Connector`] is made from.
 pub(crate) struct Endpoint {
@@ -32,13 +37,14 @@ pub(crate) struct Endpoint {
 }
 
 impl Endpoint {
-    /// The Redis at `url`, with the Mozilla roots and the policy check.
-    pub(crate) fn new(url: String, connect_timeout: Duration, command_timeout: Duration) -> Self {
+    /// The Redis at `url`, with the Mozilla roots, the default timeouts and
+    /// the policy check.
+    pub(crate) fn new(url: String) -> Self {
         Self {
             url,
             ca_pem: None,
-            connect_timeout,
-            command_timeout,
+            connect_timeout: CONNECT_TIMEOUT,
+            command_timeout: COMMAND_TIMEOUT,
             check_policy: true,
         }
     }

@@ -4,9 +4,8 @@
 
 use redis::{Cmd, Value};
 
-use crate::state::ReplayError;
-use crate::task::error::TaskStoreError;
-use crate::task::store::{Stored, TaskLimits};
+use crate::redis::error::{self, RedisUnavailable};
+use crate::task::{Stored, TaskLimits, TaskStoreError};
 
 /// The caps check, atomic on the two sorted sets of one hash slot (`KEYS`:
 /// every task, the owner's tasks; members are task ids scored by their
@@ -196,18 +195,16 @@ pub(super) fn acked(reply: &Value, replicas: u32) -> Result<(), TaskStoreError> 
     }
 }
 
-/// A Redis failure, as the connection reports it, for a task store.
-pub(super) fn failed(error: ReplayError) -> TaskStoreError {
-    let why = match error {
-        ReplayError::Unavailable(why) => why,
-        other => other.to_string(),
-    };
-    TaskStoreError::Unavailable(why.into())
+/// The client's failure as the task store reports it: every
+/// [`RedisUnavailable`] becomes [`TaskStoreError::Unavailable`] here, and
+/// only here.
+pub(super) fn failed(why: RedisUnavailable) -> TaskStoreError {
+    TaskStoreError::Unavailable(Box::new(why))
 }
 
 /// A reply of the wrong shape to `command`.
 pub(super) fn unexpected(command: &str) -> TaskStoreError {
-    TaskStoreError::Unavailable(format!("redis answered {command} with an unexpected reply").into())
+    failed(error::unexpected(command))
 }
 
 #[cfg(test)]
@@ -275,13 +272,13 @@ mod tests {
     }
 
     #[test]
-    fn a_redis_failure_is_told_without_the_guard_s_words() {
-        let error = failed(ReplayError::Unavailable(
-            "redis did not answer in time".to_owned(),
-        ));
+    fn a_redis_failure_is_told_in_the_store_s_words() {
+        let error = failed(error::timed_out());
         assert_eq!(
             error.to_string(),
             "the task store failed: redis did not answer in time"
         );
+        let source = std::error::Error::source(&error).unwrap();
+        assert!(source.is::<RedisUnavailable>(), "{source:?}");
     }
 }

@@ -7,10 +7,11 @@ use std::time::Duration;
 use redis::aio::ConnectionLike;
 use redis::{RedisError, Value};
 
-use crate::state::replay::error::ReplayError;
-use crate::state::replay::redis::commit;
-use crate::state::replay::redis::connection::{Conn, Connector};
-use crate::state::replay::redis::error::{unavailable, unexpected};
+use crate::redis::connection::{Conn, Connector};
+use crate::redis::error::{unavailable, unexpected};
+use crate::redis::replay::commit;
+use crate::redis::replay::error::failed;
+use crate::state::ReplayError;
 
 impl Conn {
     /// The replies to each entry's `SET` and, with `wait`, to the `WAIT`
@@ -67,9 +68,12 @@ impl Connector {
                 |mut conn| async move { conn.set_all(batch, wait).await },
             )
             .await;
-        let replies = sent?;
+        let replies = sent.map_err(failed)?;
         if replies.len() != batch.len() {
-            return Ok(vec![Err(unexpected("the batch of SET NX")); batch.len()]);
+            return Ok(vec![
+                Err(failed(unexpected("the batch of SET NX")));
+                batch.len()
+            ]);
         }
         Ok(replies
             .into_iter()
@@ -108,7 +112,7 @@ fn outcome(replies: Vec<Value>, wait: Option<(u32, Duration)>) -> Result<(), Rep
     let mut replies = replies.into_iter().map(Value::extract_error);
     match (replies.next(), replies.next(), wait) {
         (Some(Err(error)), _, _) | (Some(Ok(Value::Okay)), Some(Err(error)), Some(_)) => {
-            Err(unavailable(&error))
+            Err(failed(unavailable(&error)))
         }
         (Some(Ok(Value::Nil)), _, _) => Err(ReplayError::Replayed),
         (Some(Ok(Value::Okay)), None, None) => Ok(()),
@@ -121,6 +125,6 @@ fn outcome(replies: Vec<Value>, wait: Option<(u32, Duration)>) -> Result<(), Rep
                 )))
             }
         }
-        _ => Err(unexpected("SET NX")),
+        _ => Err(failed(unexpected("SET NX"))),
     }
 }

@@ -4,79 +4,40 @@ use std::fmt;
 use std::sync::{Arc, Once, OnceLock};
 use std::time::Duration;
 
-use crate::state::replay::redis::endpoint::Endpoint;
-use crate::state::replay::redis::error::RedisConfigError;
-use crate::state::replay::redis::guard::{Inner, RedisReplayGuard, Slot};
+use crate::redis::error::RedisConfigError;
+use crate::redis::replay::guard::{Inner, RedisReplayGuard, Slot};
+use crate::redis::settings::{Checked, Settings, setters};
 
 impl RedisReplayGuard {
     /// Starts building a guard on the Redis at `url`
     /// (`redis://[:password@]host:port/[db]`, the same with `rediss://` for
     /// TLS (feature `redis-tls`), or `redis+unix:///path`; for a cluster, any
     /// one of its nodes).
-    pub fn builder(url: impl Into<String>) -> RedisGuardBuilder {
-        RedisGuardBuilder::new(url.into())
+    pub fn builder(url: impl Into<String>) -> RedisReplayGuardBuilder {
+        RedisReplayGuardBuilder::new(url.into())
     }
 }
 
 /// Feature `redis`: settings for a [`RedisReplayGuard`]; see
 /// [`RedisReplayGuard::builder`].
 #[must_use]
-pub struct RedisGuardBuilder {
-    endpoint: Endpoint,
-    prefix: String,
+pub struct RedisReplayGuardBuilder {
+    settings: Settings,
     share: Option<usize>,
-    wait: Option<(u32, Duration)>,
     watch_interval: Duration,
 }
 
-impl RedisGuardBuilder {
+impl RedisReplayGuardBuilder {
     /// The defaults, for the Redis at `url`.
     fn new(url: String) -> Self {
         Self {
-            endpoint: Endpoint::new(
-                url,
-                RedisReplayGuard::DEFAULT_CONNECT_TIMEOUT,
-                RedisReplayGuard::DEFAULT_COMMAND_TIMEOUT,
-            ),
-            prefix: RedisReplayGuard::DEFAULT_KEY_PREFIX.to_owned(),
+            settings: Settings::new(url),
             share: None,
-            wait: None,
             watch_interval: RedisReplayGuard::DEFAULT_WATCH_INTERVAL,
         }
     }
 
-    /// Sets the prefix of every key the guard writes (default
-    /// `mrtr-guard:replay:`). Give each server (audience) sharing one Redis
-    /// its own prefix.
-    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
-        self
-    }
-
-    /// Sets the time allowed to open a connection, handshake and checks
-    /// included (default 500 ms).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.endpoint.connect_timeout = timeout;
-        self
-    }
-
-    /// Sets the time allowed to send one command and read its answer
-    /// (default 500 ms).
-    pub fn command_timeout(mut self, timeout: Duration) -> Self {
-        self.endpoint.command_timeout = timeout;
-        self
-    }
-
-    /// Trusts only the CA certificates in `pem` (one or more PEM
-    /// `CERTIFICATE` blocks) for a `rediss://` URL, instead of the Mozilla
-    /// roots: for a private CA (a self-hosted Redis, a cloud service that
-    /// issues its own server CA). Needs feature `redis-tls`: without it,
-    /// [`build`](Self::build) refuses a CA with
-    /// [`RedisConfigError::TlsNotEnabled`].
-    pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
-        self.endpoint.ca_pem = Some(pem.into());
-        self
-    }
+    setters!();
 
     /// Lets one principal hold at most `share` live entries (counted in a
     /// sorted set per principal key, beside the replay keys, with the same
@@ -96,7 +57,7 @@ impl RedisGuardBuilder {
     /// key reached fewer in `timeout` is refused (and stays consumed on the
     /// primary). Keep `timeout` below the command timeout.
     pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Self {
-        self.wait = Some((replicas, timeout));
+        self.settings.wait = Some((replicas, timeout));
         self
     }
 
@@ -115,7 +76,7 @@ impl RedisGuardBuilder {
     /// to `noeviction` in the service's own settings first. If Redis does
     /// evict, consumed tokens can open again: that is what this gives up.
     pub fn allow_replay_if_redis_evicts(mut self) -> Self {
-        self.endpoint.check_policy = false;
+        self.settings.endpoint.check_policy = false;
         self
     }
 
@@ -129,6 +90,7 @@ impl RedisGuardBuilder {
     ///
     /// # Errors
     ///
+    /// [`RedisConfigError::InvalidKeyPrefix`] for a prefix with `{` or `}`;
     /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
     /// [`RedisConfigError::TlsNotEnabled`] for a `rediss://` URL or a CA
     /// without feature `redis-tls`; [`RedisConfigError::InsecureTls`] for `rediss://...#insecure`;
@@ -137,17 +99,20 @@ impl RedisGuardBuilder {
     /// certificate or does not parse; [`RedisConfigError::ZeroTimeout`] for
     /// a zero timeout (the `WAIT` timeout and the watch interval included).
     pub fn build(self) -> Result<RedisReplayGuard, RedisConfigError> {
-        let wait_zero = self.wait.is_some_and(|(_, timeout)| timeout.is_zero());
-        if self.watch_interval.is_zero() || wait_zero {
+        if self.watch_interval.is_zero() {
             return Err(RedisConfigError::ZeroTimeout);
         }
-        let connector = self.endpoint.connector()?;
+        let Checked {
+            connector,
+            prefix,
+            wait,
+        } = self.settings.check()?;
         Ok(RedisReplayGuard {
             inner: Arc::new(Inner {
                 connector,
-                prefix: self.prefix,
+                prefix,
                 share: self.share,
-                wait: self.wait,
+                wait,
                 shared: Slot::default(),
                 sync_shared: Slot::default(),
                 background: OnceLock::new(),
@@ -179,17 +144,13 @@ impl RedisGuardBuilder {
     }
 }
 
-impl fmt::Debug for RedisGuardBuilder {
+impl fmt::Debug for RedisReplayGuardBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The URL may hold a password: never printed.
-        f.debug_struct("RedisGuardBuilder")
-            .field("custom_ca", &self.endpoint.ca_pem.is_some())
-            .field("prefix", &self.prefix)
-            .field("connect_timeout", &self.endpoint.connect_timeout)
-            .field("command_timeout", &self.endpoint.command_timeout)
+        let mut builder = f.debug_struct("RedisReplayGuardBuilder");
+        self.settings.fields(&mut builder);
+        builder
             .field("principal_share", &self.share)
-            .field("wait_for_replicas", &self.wait)
-            .field("checks_eviction_policy", &self.endpoint.check_policy)
             .field("watch_interval", &self.watch_interval)
             .finish_non_exhaustive()
     }
@@ -254,6 +215,13 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
                 .build()
                 .err(),
             Some(RedisConfigError::ZeroTimeout)
+        );
+        assert_eq!(
+            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                .key_prefix("{shop}")
+                .build()
+                .err(),
+            Some(RedisConfigError::InvalidKeyPrefix)
         );
         assert_eq!(
             RedisConfigError::ZeroTimeout.to_string(),

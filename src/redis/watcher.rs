@@ -1,19 +1,17 @@
-//! Looking at Redis: on each new connection, in the health check, and every
-//! watch interval from a task of the guard's own. `INFO server` (each
-//! master's `run_id`) and, unless the builder opted out, `CONFIG GET
-//! maxmemory-policy`, on every master of a cluster; what they say is
-//! recorded in the guard's `watch`.
+//! Looking at Redis: on each new connection, in the health check, and
+//! whenever a contract on the client looks again (the replay guard, every
+//! watch interval). `INFO server` (each master's `run_id`) and, unless the
+//! builder opted out, `CONFIG GET maxmemory-policy`, on every master of a
+//! cluster; what they say is recorded in the connector's `watch`.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use redis::Value;
 use time::OffsetDateTime;
 
-use crate::state::replay::error::ReplayError;
-use crate::state::replay::redis::connection::{Conn, Connector, evicting, forget};
-use crate::state::replay::redis::error::{ConnectError, timed_out, unavailable};
-use crate::state::replay::redis::guard::Inner;
+use crate::redis::connection::{Conn, Connector, evicting, forget};
+use crate::redis::error::{ConnectError, RedisUnavailable, timed_out, unavailable};
 
 impl Connector {
     /// Looks at Redis through `conn` and records what it saw: the masters'
@@ -44,7 +42,7 @@ impl Connector {
     /// A look at Redis on the slot's connection (a new one is looked at as
     /// it opens), within the command timeout; the connection forgotten when
     /// Redis failed.
-    pub(super) async fn look(&self, slot: &Mutex<Option<Conn>>) -> Result<(), ReplayError> {
+    pub(crate) async fn look(&self, slot: &Mutex<Option<Conn>>) -> Result<(), RedisUnavailable> {
         let mut conn = self.connection(slot).await?;
         match tokio::time::timeout(self.command_timeout, self.observe(&mut conn)).await {
             Ok(Ok(())) => Ok(()),
@@ -52,37 +50,12 @@ impl Connector {
                 forget(slot);
                 Err(error)
             }
-            Ok(Err(fault)) => Err(fault.into_replay()),
+            Ok(Err(fault)) => Err(fault.into_unavailable()),
             Err(_) => {
                 forget(slot);
                 Err(timed_out())
             }
         }
-    }
-}
-
-impl Inner {
-    /// Starts the guard's watcher, once: a task on the guard's own runtime
-    /// that looks at Redis every watch interval, on the sync face's
-    /// connection, for as long as the guard lives.
-    pub(super) fn watch(self: &Arc<Self>) {
-        self.watching.call_once(|| {
-            let Ok(runtime) = self.runtime() else {
-                return;
-            };
-            let guard = Arc::downgrade(self);
-            let interval = self.watch_interval;
-            runtime.spawn(async move {
-                loop {
-                    tokio::time::sleep(interval).await;
-                    let Some(inner) = guard.upgrade() else {
-                        return;
-                    };
-                    // A failure is the calls' to report: they fail too.
-                    let _ = inner.connector.look(&inner.sync_shared.conn).await;
-                }
-            });
-        });
     }
 }
 

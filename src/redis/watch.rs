@@ -1,33 +1,36 @@
-//! What the guard has seen of Redis, and what it stops vouching for.
+//! What the client has seen of Redis, and what it stops vouching for.
 //!
-//! Redis can forget consumed rounds while the guard keeps talking to it: an
-//! eviction policy switched on at run time drops keys, and an instance that
-//! lost its memory (restarted without persistence, a replica promoted that
-//! lacked writes) answers `SET NX` with `OK` for a key it was given before.
-//! Each look at Redis (`watcher`) records here the masters' `run_id` (new in
+//! Redis can forget keys while the client keeps talking to it: an eviction
+//! policy switched on at run time drops keys, and an instance that lost its
+//! memory (restarted without persistence, a replica promoted that lacked
+//! writes) answers `SET NX` with `OK` for a key it was given before. Each
+//! look at Redis (`watcher`) records here the masters' `run_id` (new in
 //! every process) and their `maxmemory-policy`:
 //!
-//! - While the policy may evict (or cannot be read), every call is refused
-//!   with the start-up refusal's message, naming the setting.
-//! - A `run_id` the guard has not seen before (a restarted master, a
-//!   promoted replica), or a policy back to `noeviction` after it was not,
-//!   is a loss, dated when the guard saw it: from then on a token that can
-//!   have been minted before it ([`TokenUse::minted_after`]: its issue time
-//!   less the skew) is refused, since it may have been consumed already.
-//!   Tokens minted after it are recorded as ever.
+//! - While the policy may evict (or cannot be read), the watch vouches for
+//!   nothing: a contract refuses its calls with the start-up refusal's
+//!   message, naming the setting.
+//! - A `run_id` not seen before (a restarted master, a promoted replica),
+//!   or a policy back to `noeviction` after it was not, is a loss, dated
+//!   when the client saw it: from then on the watch does not vouch for what
+//!   was written before it. The replay guard refuses a token that can have
+//!   been minted before it (its issue time less the skew), since it may
+//!   have been consumed already; tokens minted after it are recorded as
+//!   ever.
+//!
+//! The events (feature `tracing`) are the replay guard's, named and worded
+//! for it: it is what relies on the watch.
 
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use time::OffsetDateTime;
 
-use crate::state::replay::error::ReplayError;
-use crate::state::replay::guard::TokenUse;
-use crate::state::replay::redis::error::ConnectError;
+use crate::redis::error::{ConnectError, RedisUnavailable};
 
-/// What the guard has seen of Redis, shared by all its connections.
+/// What the client has seen of Redis, shared by all its connections.
 #[derive(Default)]
-pub(super) struct Watch {
+pub(crate) struct Watch {
     /// `host:port` or the socket path, for the events: never credentials.
     server: String,
     seen: Mutex<Seen>,
@@ -45,7 +48,15 @@ struct Seen {
     lost_at: Option<OffsetDateTime>,
 }
 
-/// Why the guard no longer vouches for what Redis was given.
+/// Why the watch does not vouch for what Redis was given.
+pub(crate) enum Doubt {
+    /// Redis may evict now: why, in the start-up refusal's words.
+    Evicting(RedisUnavailable),
+    /// Redis lost keys at or after the time asked about.
+    Lost,
+}
+
+/// Why the client no longer vouches for what Redis was given.
 #[derive(Clone, Copy)]
 enum Loss {
     /// A master's `run_id` changed: a restart, or a failover.
@@ -64,21 +75,16 @@ impl Watch {
         }
     }
 
-    /// Whether the guard may vouch for `token` now: refused while Redis may
-    /// evict, and when it can have been minted before a loss.
-    pub(super) fn admits(&self, token: &TokenUse) -> Result<(), ReplayError> {
+    /// Whether the watch vouches now for what was written after `since`:
+    /// not while Redis may evict, nor when it lost keys at or after `since`.
+    pub(crate) fn doubt(&self, since: OffsetDateTime) -> Option<Doubt> {
         let seen = self.lock();
         if let Some(fault) = &seen.evicting {
-            return Err(fault.clone().into_replay());
+            return Some(Doubt::Evicting(fault.clone().into_unavailable()));
         }
         match seen.lost_at {
-            Some(lost_at) if token.minted_after() <= lost_at => Err(ReplayError::Unavailable(
-                "redis lost replay keys (restarted, failed over or evicted) after this \
-                     requestState was minted, so the guard cannot tell whether it was used: \
-                     refused; its flow starts over"
-                    .to_owned(),
-            )),
-            _ => Ok(()),
+            Some(lost_at) if since <= lost_at => Some(Doubt::Lost),
+            _ => None,
         }
     }
 
@@ -127,9 +133,11 @@ impl Watch {
 #[cfg(feature = "tracing")]
 const TARGET: &str = "mrtr_guard::state";
 
+/// The replay guard's event: `guard_error` is the message its calls are
+/// refused with.
 #[cfg(feature = "tracing")]
 fn evicting_event(server: &str, fault: &ConnectError) {
-    let why = fault.clone().into_replay();
+    let why = crate::state::ReplayError::Unavailable(fault.clone().into_unavailable().to_string());
     tracing::error!(
         name: "replay_guard_evicting", target: TARGET,
         server, guard_error = %why,
@@ -164,20 +172,15 @@ fn lost_event(_: &str, _: Loss) {}
     reason = "test code: a panic is a failing test"
 )]
 mod tests {
-    use time::Duration;
-
     use super::*;
-    use crate::state::claims::FlowId;
-    use crate::state::replay::principal::PrincipalKey;
 
     fn at(seconds: i64) -> OffsetDateTime {
         OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
     }
 
-    fn minted(seconds: i64) -> TokenUse {
-        let anyone = PrincipalKey::from_bytes([0; 16]);
-        let flow = FlowId::from_bytes([1; 16]);
-        TokenUse::new(anyone, flow, 1, at(seconds), Duration::seconds(5), at(900))
+    /// Whether the watch vouches for what was written after `seconds`.
+    fn vouches(watch: &Watch, seconds: i64) -> bool {
+        watch.doubt(at(seconds)).is_none()
     }
 
     fn ids(ids: &[&str]) -> BTreeSet<String> {
@@ -185,39 +188,39 @@ mod tests {
     }
 
     #[test]
-    fn a_new_run_id_refuses_what_was_minted_before_it_and_the_skew() {
+    fn a_new_run_id_doubts_what_was_written_up_to_it() {
         let watch = Watch::default();
         assert!(watch.record(ids(&["a", "b"]), Ok(()), at(0)).is_ok());
         assert!(watch.record(ids(&["b", "a"]), Ok(()), at(10)).is_ok());
-        assert!(watch.admits(&minted(0)).is_ok(), "nothing lost yet");
+        assert!(vouches(&watch, -5), "nothing lost yet");
         assert!(watch.record(ids(&["a", "c"]), Ok(()), at(100)).is_ok());
-        assert!(watch.admits(&minted(99)).is_err());
-        assert!(watch.admits(&minted(105)).is_err(), "within the skew");
-        assert!(watch.admits(&minted(106)).is_ok());
+        assert!(matches!(watch.doubt(at(94)), Some(Doubt::Lost)));
+        assert!(!vouches(&watch, 100), "at the loss");
+        assert!(vouches(&watch, 101));
         // Fewer masters seen is no loss; the next restart moves the date.
         assert!(watch.record(ids(&["c"]), Ok(()), at(200)).is_ok());
-        assert!(watch.admits(&minted(150)).is_ok());
+        assert!(vouches(&watch, 145));
         assert!(watch.record(ids(&["a", "c"]), Ok(()), at(250)).is_ok());
-        assert!(watch.admits(&minted(150)).is_ok(), "a master seen again");
+        assert!(vouches(&watch, 145), "a master seen again");
         assert!(watch.record(ids(&["d"]), Ok(()), at(300)).is_ok());
-        assert!(watch.admits(&minted(150)).is_err());
+        assert!(!vouches(&watch, 145));
     }
 
     #[test]
-    fn an_evicting_policy_refuses_everything_then_counts_as_a_loss() {
+    fn an_evicting_policy_doubts_everything_then_counts_as_a_loss() {
         let watch = Watch::default();
         assert!(watch.record(ids(&["a"]), Ok(()), at(0)).is_ok());
         let evicts = Err(ConnectError::Evicts("allkeys-lru".to_owned()));
         assert!(watch.record(ids(&["a"]), evicts, at(10)).is_err());
-        let refused = watch.admits(&minted(50)).unwrap_err();
+        let Some(Doubt::Evicting(why)) = watch.doubt(at(45)) else {
+            panic!("expected the eviction refusal");
+        };
         assert!(
-            refused
-                .to_string()
-                .contains("maxmemory-policy is allkeys-lru"),
-            "{refused}"
+            why.to_string().contains("maxmemory-policy is allkeys-lru"),
+            "{why}"
         );
         assert!(watch.record(ids(&["a"]), Ok(()), at(20)).is_ok());
-        assert!(watch.admits(&minted(25)).is_err(), "minted in the interval");
-        assert!(watch.admits(&minted(26)).is_ok());
+        assert!(!vouches(&watch, 20), "written in the interval");
+        assert!(vouches(&watch, 21));
     }
 }

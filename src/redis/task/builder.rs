@@ -4,8 +4,9 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::state::{Endpoint, RedisConfigError};
-use crate::task::redis::store::{Inner, RedisTaskStore};
+use crate::redis::error::RedisConfigError;
+use crate::redis::settings::{Checked, Settings, setters};
+use crate::redis::task::store::{Inner, RedisTaskStore};
 
 impl RedisTaskStore {
     /// Starts building a store on the Redis at `url`
@@ -14,13 +15,7 @@ impl RedisTaskStore {
     /// one of its nodes).
     pub fn builder(url: impl Into<String>) -> RedisTaskStoreBuilder {
         RedisTaskStoreBuilder {
-            endpoint: Endpoint::new(
-                url.into(),
-                Self::DEFAULT_CONNECT_TIMEOUT,
-                Self::DEFAULT_COMMAND_TIMEOUT,
-            ),
-            prefix: Self::DEFAULT_KEY_PREFIX.to_owned(),
-            wait: None,
+            settings: Settings::new(url.into()),
         }
     }
 }
@@ -29,42 +24,11 @@ impl RedisTaskStore {
 /// [`RedisTaskStore::builder`].
 #[must_use]
 pub struct RedisTaskStoreBuilder {
-    endpoint: Endpoint,
-    prefix: String,
-    wait: Option<(u32, Duration)>,
+    settings: Settings,
 }
 
 impl RedisTaskStoreBuilder {
-    /// Sets the prefix of every key the store writes (default `mrtr-guard`;
-    /// no `{` or `}`). Give each server sharing one Redis its own; every
-    /// instance of one server the same.
-    pub fn key_prefix(mut self, prefix: impl Into<String>) -> Self {
-        self.prefix = prefix.into();
-        self
-    }
-
-    /// Sets the time allowed to open a connection, handshake and checks
-    /// included (default 500 ms).
-    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
-        self.endpoint.connect_timeout = timeout;
-        self
-    }
-
-    /// Sets the time allowed to send one command and read its answer
-    /// (default 500 ms).
-    pub fn command_timeout(mut self, timeout: Duration) -> Self {
-        self.endpoint.command_timeout = timeout;
-        self
-    }
-
-    /// Trusts only the CA certificates in `pem` (one or more PEM
-    /// `CERTIFICATE` blocks) for a `rediss://` URL, instead of the Mozilla
-    /// roots. Needs feature `redis-tls`: without it, [`build`](Self::build)
-    /// refuses a CA with [`RedisConfigError::TlsNotEnabled`].
-    pub fn ca_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
-        self.endpoint.ca_pem = Some(pem.into());
-        self
-    }
+    setters!();
 
     /// Resolves a create, a replacement or a remembered answer only once
     /// `replicas` replicas acknowledged it (`WAIT replicas timeout` after
@@ -72,7 +36,7 @@ impl RedisTaskStoreBuilder {
     /// them cannot lose it; fewer in `timeout` fail the call (the write
     /// stays on the primary). Keep `timeout` below the command timeout.
     pub fn wait_for_replicas(mut self, replicas: u32, timeout: Duration) -> Self {
-        self.wait = Some((replicas, timeout));
+        self.settings.wait = Some((replicas, timeout));
         self
     }
 
@@ -81,7 +45,7 @@ impl RedisTaskStoreBuilder {
     /// to `noeviction` in the service's own settings first. If Redis does
     /// evict, tasks vanish before their TTL: that is what this gives up.
     pub fn allow_task_loss_if_redis_evicts(mut self) -> Self {
-        self.endpoint.check_policy = false;
+        self.settings.endpoint.check_policy = false;
         self
     }
 
@@ -104,19 +68,17 @@ impl RedisTaskStoreBuilder {
     /// [`RedisConfigError::ZeroTimeout`] for a zero timeout (the `WAIT`
     /// timeout included).
     pub fn build(self) -> Result<RedisTaskStore, RedisConfigError> {
-        if self.prefix.contains(['{', '}']) {
-            return Err(RedisConfigError::InvalidKeyPrefix);
-        }
-        if self.wait.is_some_and(|(_, timeout)| timeout.is_zero()) {
-            return Err(RedisConfigError::ZeroTimeout);
-        }
-        let connector = self.endpoint.connector()?;
+        let Checked {
+            connector,
+            prefix,
+            wait,
+        } = self.settings.check()?;
         Ok(RedisTaskStore {
             inner: Arc::new(Inner {
                 connector,
                 conn: Mutex::new(None),
-                prefix: self.prefix,
-                wait: self.wait,
+                prefix,
+                wait,
             }),
         })
     }
@@ -145,14 +107,9 @@ impl RedisTaskStoreBuilder {
 impl fmt::Debug for RedisTaskStoreBuilder {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The URL may hold a password: never printed.
-        f.debug_struct("RedisTaskStoreBuilder")
-            .field("custom_ca", &self.endpoint.ca_pem.is_some())
-            .field("prefix", &self.prefix)
-            .field("connect_timeout", &self.endpoint.connect_timeout)
-            .field("command_timeout", &self.endpoint.command_timeout)
-            .field("wait_for_replicas", &self.wait)
-            .field("checks_eviction_policy", &self.endpoint.check_policy)
-            .finish_non_exhaustive()
+        let mut builder = f.debug_struct("RedisTaskStoreBuilder");
+        self.settings.fields(&mut builder);
+        builder.finish_non_exhaustive()
     }
 }
 
@@ -161,7 +118,7 @@ impl fmt::Debug for RedisTaskStoreBuilder {
 mod tests {
     use super::*;
     use crate::state::PrincipalKey;
-    use crate::task::id::TaskId;
+    use crate::task::TaskId;
 
     #[test]
     fn keys_live_under_the_prefix_and_the_caps_share_a_hash_tag() {

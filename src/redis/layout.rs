@@ -1,0 +1,238 @@
+//! The key layout on Redis, written once: every key the replay guard and
+//! the task store write is built here ([`Key`]), under one prefix rule, and
+//! every one is written with a relative TTL ([`time_to_live_ms`]).
+//! `docs/REDIS.md` is its document (each key's type, TTL and writer, the
+//! prefix rule, the Cluster hash tag); a test below reads that document's
+//! table and fails when the two differ.
+
+use std::fmt::Write as _;
+
+use time::OffsetDateTime;
+
+use crate::state::{FlowId, PrincipalKey};
+use crate::task::TaskId;
+
+/// The prefix of every key, for both contracts, unless a builder's
+/// `key_prefix` sets another.
+pub(crate) const DEFAULT_PREFIX: &str = "mrtr-guard";
+
+/// Whether `prefix` may start keys: it holds no `{` or `}`, which Redis
+/// Cluster would read as a hash tag and place keys by, instead of the
+/// layout's one tag.
+pub(crate) fn valid_prefix(prefix: &str) -> bool {
+    !prefix.contains(['{', '}'])
+}
+
+/// Every key the client's contracts write: the prefix, `:`, then each
+/// contract's part.
+pub(crate) enum Key<'a> {
+    /// The replay guard's record that (flow id, round) was consumed.
+    Round(FlowId, u32),
+    /// The replay guard's count of a principal's live entries.
+    Share(PrincipalKey),
+    /// The task store's hash of one task: its version and sealed record.
+    Task(&'a TaskId),
+    /// The task store's remembered answer of a final round.
+    Answer(&'a [u8; 32]),
+    /// The task store's count of every task, for the total cap.
+    Tasks,
+    /// The task store's count of one owner's tasks, for its cap.
+    OwnerTasks(PrincipalKey),
+}
+
+impl Key<'_> {
+    /// The key under `prefix`.
+    pub(crate) fn under(&self, prefix: &str) -> String {
+        match self {
+            Self::Round(flow_id, round) => format!("{prefix}:replay:{flow_id}:{round}"),
+            Self::Share(principal) => format!("{prefix}:replay:share:{principal}"),
+            Self::Task(id) => format!("{prefix}:task:{id}"),
+            Self::Answer(key) => format!("{prefix}:answer:{}", hex(*key)),
+            // `{prefix}` is the hash tag: both caps' sets in one slot.
+            Self::Tasks => format!("{prefix}:tasks:{{{prefix}}}:all"),
+            Self::OwnerTasks(owner) => format!("{prefix}:tasks:{{{prefix}}}:owner:{owner}"),
+        }
+    }
+}
+
+/// The member a principal's share counts a round by: `<flow id>:<round>`.
+pub(crate) fn round_member(flow_id: FlowId, round: u32) -> String {
+    format!("{flow_id}:{round}")
+}
+
+/// `bytes` in lowercase hex.
+fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len().saturating_mul(2));
+    for byte in bytes {
+        // Writing to a String cannot fail.
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
+}
+
+/// Milliseconds from `now` until `retain_until` (for `PX`), rounded up so that the
+/// entry never disappears early, and at least 1: `PX 0` is an error in Redis
+/// (a contract only writes what has not expired).
+pub(crate) fn time_to_live_ms(retain_until: OffsetDateTime, now: OffsetDateTime) -> u64 {
+    let nanos = retain_until
+        .unix_timestamp_nanos()
+        .saturating_sub(now.unix_timestamp_nanos());
+    let ms = nanos
+        .saturating_add(999_999)
+        .checked_div(1_000_000)
+        .unwrap_or(1);
+    u64::try_from(ms.max(1)).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::unwrap_used,
+    clippy::arithmetic_side_effects,
+    clippy::indexing_slicing,
+    reason = "test code: a panic is a failing test"
+)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use time::Duration;
+
+    use super::*;
+
+    /// The document the layout is written in.
+    const DOC: &str = include_str!("../../docs/REDIS.md");
+
+    /// The heading of the document's table of keys.
+    const TABLE: &str = "## The keys";
+
+    const FLOW: [u8; 16] = [0xab; 16];
+    const ROUND: u32 = 7;
+    const PRINCIPAL: [u8; 16] = [0x01; 16];
+    const TASK: &str = "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd";
+    const ANSWER: [u8; 32] = [0x0f; 32];
+
+    /// One of each key, in the order the document lists them: the match
+    /// names every kind, so a kind added to [`Key`] does not compile here
+    /// until it has its place (and so its row in the document).
+    fn every_key(task: &TaskId) -> Vec<Key<'_>> {
+        let mut keys = Vec::new();
+        let mut next = Some(Key::Round(FlowId::from_bytes(FLOW), ROUND));
+        while let Some(key) = next {
+            next = match key {
+                Key::Round(..) => Some(Key::Share(PrincipalKey::from_bytes(PRINCIPAL))),
+                Key::Share(_) => Some(Key::Task(task)),
+                Key::Task(_) => Some(Key::Answer(&ANSWER)),
+                Key::Answer(_) => Some(Key::Tasks),
+                Key::Tasks => Some(Key::OwnerTasks(PrincipalKey::from_bytes(PRINCIPAL))),
+                Key::OwnerTasks(_) => None,
+            };
+            keys.push(key);
+        }
+        keys
+    }
+
+    /// The first cell of each row of the document's table of keys: the
+    /// key templates, `<placeholder>`s and all.
+    fn documented() -> Vec<String> {
+        let start = DOC.find(TABLE).unwrap() + TABLE.len();
+        let section = DOC[start..].split("\n## ").next().unwrap();
+        let rows: Vec<&str> = section
+            .lines()
+            .filter(|line| line.starts_with('|'))
+            .collect();
+        assert!(rows.len() > 2, "no table under {TABLE:?} in docs/REDIS.md");
+        rows[2..]
+            .iter()
+            .map(|row| {
+                let cell = row.split('|').nth(1).unwrap().trim();
+                cell.strip_prefix('`')
+                    .and_then(|cell| cell.strip_suffix('`'))
+                    .unwrap_or_else(|| panic!("not a `key` cell: {cell}"))
+                    .to_owned()
+            })
+            .collect()
+    }
+
+    /// A template's key for the sample values above.
+    fn filled(template: &str) -> String {
+        let hex16 = |byte: u8| format!("{byte:02x}").repeat(16);
+        template
+            .replace("<prefix>", "shop")
+            .replace("<flow id>", &hex16(FLOW[0]))
+            .replace("<round>", &ROUND.to_string())
+            .replace("<principal key>", &hex16(PRINCIPAL[0]))
+            .replace("<task id>", TASK)
+            .replace("<answer key>", &hex(&ANSWER))
+    }
+
+    #[test]
+    fn every_key_is_in_docs_redis_md_and_every_documented_key_is_built() {
+        let task = TaskId::parse(TASK).unwrap();
+        let built: Vec<String> = every_key(&task)
+            .iter()
+            .map(|key| key.under("shop"))
+            .collect();
+        let documented = documented();
+        for template in &documented {
+            assert!(
+                !filled(template).contains('<'),
+                "a placeholder the test does not know: {template}"
+            );
+        }
+        let documented: Vec<String> = documented.iter().map(|t| filled(t)).collect();
+        assert_eq!(
+            built.len(),
+            documented.len(),
+            "keys built {built:#?}, documented {documented:#?}"
+        );
+        assert_eq!(
+            built.iter().collect::<BTreeSet<_>>(),
+            documented.iter().collect::<BTreeSet<_>>(),
+            "docs/REDIS.md's table and Key::under differ"
+        );
+        assert_eq!(
+            built, documented,
+            "docs/REDIS.md lists the keys in Key's order"
+        );
+    }
+
+    #[test]
+    fn the_default_prefix_is_the_documented_one() {
+        assert!(
+            DOC.contains(&format!("(default `{DEFAULT_PREFIX}`)")),
+            "docs/REDIS.md names another default prefix"
+        );
+    }
+
+    #[test]
+    fn the_caps_sets_share_a_hash_tag_and_nothing_else_has_one() {
+        let task = TaskId::parse(TASK).unwrap();
+        for key in every_key(&task) {
+            let text = key.under("shop");
+            let tagged = matches!(key, Key::Tasks | Key::OwnerTasks(_));
+            assert_eq!(text.contains("{shop}"), tagged, "{text}");
+            assert_eq!(text.matches('{').count(), usize::from(tagged), "{text}");
+        }
+        assert!(valid_prefix("shop:eu"));
+        for prefix in ["a{b", "a}b", "{}"] {
+            assert!(!valid_prefix(prefix), "{prefix}");
+        }
+    }
+
+    #[test]
+    fn ttl_is_milliseconds_until_expiry_and_never_zero() {
+        let at =
+            |seconds: i64| OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap();
+        assert_eq!(time_to_live_ms(at(600), at(0)), 600_000);
+        assert_eq!(
+            time_to_live_ms(at(0) + Duration::milliseconds(1500), at(0)),
+            1500
+        );
+        assert_eq!(
+            time_to_live_ms(at(0) + Duration::nanoseconds(1_000_001), at(0)),
+            2,
+            "rounded up"
+        );
+        assert_eq!(time_to_live_ms(at(0), at(0)), 1);
+        assert_eq!(time_to_live_ms(at(0), at(5)), 1);
+    }
+}
