@@ -158,9 +158,22 @@ impl Signup {
         codec: StateCodec,
         settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
     ) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
+        Self::service_over(Flow::new(codec), settings)
+    }
+
+    /// [`service_with`](Self::service_with) over a flow of the caller's
+    /// (the tests' fixed clock).
+    ///
+    /// # Errors
+    ///
+    /// As [`service`](Self::service).
+    pub fn service_over(
+        flow: Flow,
+        settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+    ) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
         let forms = Arc::new(forms()?);
         let export = Arc::new(export_forms()?);
-        let builder = McpServer::builder(Flow::new(codec))
+        let builder = McpServer::builder(flow)
             .authenticate(bearer)
             .task_tool("export_orders", TaskSupport::Optional);
         let service = settings(builder).build(|flow| Self {

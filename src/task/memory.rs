@@ -100,9 +100,8 @@ fn ready<'a, T: Send + 'a>(value: Result<T, TaskStoreError>) -> StoreFuture<'a, 
 }
 
 impl TaskStore for MemoryTaskStore {
-    fn create<'a>(&'a self, task: NewTask<'a>) -> StoreFuture<'a, ()> {
+    fn create<'a>(&'a self, task: NewTask<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()> {
         let mut inner = self.lock();
-        let now = OffsetDateTime::now_utc();
         inner.sweep(now);
         let live = || inner.tasks.values().filter(|entry| entry.expires_at > now);
         if live().count() >= task.limits.total {
@@ -125,9 +124,8 @@ impl TaskStore for MemoryTaskStore {
         ready(Ok(()))
     }
 
-    fn load<'a>(&'a self, id: &'a TaskId) -> StoreFuture<'a, Option<Stored>> {
+    fn load<'a>(&'a self, id: &'a TaskId, now: OffsetDateTime) -> StoreFuture<'a, Option<Stored>> {
         let inner = self.lock();
-        let now = OffsetDateTime::now_utc();
         ready(Ok(inner
             .tasks
             .get(id)
@@ -144,9 +142,9 @@ impl TaskStore for MemoryTaskStore {
         version: u64,
         record: &'a [u8],
         expires_at: OffsetDateTime,
+        now: OffsetDateTime,
     ) -> StoreFuture<'a, bool> {
         let mut inner = self.lock();
-        let now = OffsetDateTime::now_utc();
         let current = inner
             .tasks
             .get(id)
@@ -168,9 +166,10 @@ impl TaskStore for MemoryTaskStore {
         key: &'a [u8; 32],
         answer: &'a [u8],
         expires_at: OffsetDateTime,
+        now: OffsetDateTime,
     ) -> StoreFuture<'a, ()> {
         let mut inner = self.lock();
-        inner.sweep(OffsetDateTime::now_utc());
+        inner.sweep(now);
         if inner.answer_bytes.saturating_add(answer.len()) <= self.remembered_cap {
             inner.answer_bytes = inner.answer_bytes.saturating_add(answer.len());
             if let Some((old, _)) = inner.answers.insert(*key, (answer.to_vec(), expires_at)) {
@@ -180,9 +179,12 @@ impl TaskStore for MemoryTaskStore {
         ready(Ok(()))
     }
 
-    fn recall<'a>(&'a self, key: &'a [u8; 32]) -> StoreFuture<'a, Option<Vec<u8>>> {
+    fn recall<'a>(
+        &'a self,
+        key: &'a [u8; 32],
+        now: OffsetDateTime,
+    ) -> StoreFuture<'a, Option<Vec<u8>>> {
         let inner = self.lock();
-        let now = OffsetDateTime::now_utc();
         ready(Ok(inner
             .answers
             .get(key)

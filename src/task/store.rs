@@ -72,6 +72,11 @@ pub struct Stored {
 /// - **Read your write**: a `load` after a `replace` resolved sees it.
 /// - **Caps**: a create past [`TaskLimits`] is refused, with which cap.
 /// - **Expiry**: a record is gone after its `expires_at`.
+///
+/// Every method takes `now`, the time by the server's clock (its
+/// [`Flow`](crate::Flow)'s, which measures its states too): what the store
+/// keeps is measured by it. A store that expires keys itself (Redis) keeps
+/// each for `expires_at - now`.
 /// - **Remembered answers**: [`remember`](Self::remember) keeps a final
 ///   round's sealed answer until its `expires_at`, [`recall`](Self::recall)
 ///   finds it.
@@ -82,11 +87,11 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
     ///
     /// [`TaskStoreError::PrincipalFull`] or [`TaskStoreError::Full`] at a
     /// cap; [`TaskStoreError::Unavailable`] when the store failed.
-    fn create<'a>(&'a self, task: NewTask<'a>) -> StoreFuture<'a, ()>;
+    fn create<'a>(&'a self, task: NewTask<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()>;
 
     /// The task's record and version, or `None` for an id it does not hold
     /// (never created, or expired).
-    fn load<'a>(&'a self, id: &'a TaskId) -> StoreFuture<'a, Option<Stored>>;
+    fn load<'a>(&'a self, id: &'a TaskId, now: OffsetDateTime) -> StoreFuture<'a, Option<Stored>>;
 
     /// Replaces the record of `id` if its version is still `version`:
     /// `true` when it did, `false` when another write came first (or the
@@ -97,6 +102,7 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
         version: u64,
         record: &'a [u8],
         expires_at: OffsetDateTime,
+        now: OffsetDateTime,
     ) -> StoreFuture<'a, bool>;
 
     /// Keeps `answer` (sealed) under `key` until `expires_at`.
@@ -105,8 +111,13 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
         key: &'a [u8; 32],
         answer: &'a [u8],
         expires_at: OffsetDateTime,
+        now: OffsetDateTime,
     ) -> StoreFuture<'a, ()>;
 
     /// The answer kept under `key`, if it is still kept.
-    fn recall<'a>(&'a self, key: &'a [u8; 32]) -> StoreFuture<'a, Option<Vec<u8>>>;
+    fn recall<'a>(
+        &'a self,
+        key: &'a [u8; 32],
+        now: OffsetDateTime,
+    ) -> StoreFuture<'a, Option<Vec<u8>>>;
 }

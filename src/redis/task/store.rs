@@ -248,8 +248,11 @@ impl RedisTaskStore {
         }
     }
 
-    async fn create_task(&self, task: NewTask<'_>) -> Result<(), TaskStoreError> {
-        let now = OffsetDateTime::now_utc();
+    async fn create_task(
+        &self,
+        task: NewTask<'_>,
+        now: OffsetDateTime,
+    ) -> Result<(), TaskStoreError> {
         let ttl_ms = time_to_live_ms(task.expires_at, now);
         let member = task.id.to_string();
         let (all, owned) = (self.count_key(), self.owner_count_key(task.owner));
@@ -283,11 +286,12 @@ impl RedisTaskStore {
 }
 
 impl TaskStore for RedisTaskStore {
-    fn create<'a>(&'a self, task: NewTask<'a>) -> StoreFuture<'a, ()> {
-        Box::pin(self.create_task(task))
+    fn create<'a>(&'a self, task: NewTask<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()> {
+        Box::pin(self.create_task(task, now))
     }
 
-    fn load<'a>(&'a self, id: &'a TaskId) -> StoreFuture<'a, Option<Stored>> {
+    /// Redis forgets a record itself at its expiry: `now` is not read.
+    fn load<'a>(&'a self, id: &'a TaskId, _now: OffsetDateTime) -> StoreFuture<'a, Option<Stored>> {
         Box::pin(async move {
             let reply = self.send(&script::load(&self.task_key(id))).await?;
             script::loaded(reply)
@@ -300,9 +304,10 @@ impl TaskStore for RedisTaskStore {
         version: u64,
         record: &'a [u8],
         expires_at: OffsetDateTime,
+        now: OffsetDateTime,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let ttl_ms = time_to_live_ms(expires_at, OffsetDateTime::now_utc());
+            let ttl_ms = time_to_live_ms(expires_at, now);
             let command = script::replace(&self.task_key(id), version, record, ttl_ms);
             script::wrote(&self.write(&command).await?, "the task's replacement")
         })
@@ -313,15 +318,21 @@ impl TaskStore for RedisTaskStore {
         key: &'a [u8; 32],
         answer: &'a [u8],
         expires_at: OffsetDateTime,
+        now: OffsetDateTime,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let ttl_ms = time_to_live_ms(expires_at, OffsetDateTime::now_utc());
+            let ttl_ms = time_to_live_ms(expires_at, now);
             let command = script::remember(&self.answer_key(key), answer, ttl_ms);
             script::set(&self.write(&command).await?)
         })
     }
 
-    fn recall<'a>(&'a self, key: &'a [u8; 32]) -> StoreFuture<'a, Option<Vec<u8>>> {
+    /// Redis forgets an answer itself at its expiry: `now` is not read.
+    fn recall<'a>(
+        &'a self,
+        key: &'a [u8; 32],
+        _now: OffsetDateTime,
+    ) -> StoreFuture<'a, Option<Vec<u8>>> {
         Box::pin(
             async move { script::got(self.send(&script::recall(&self.answer_key(key))).await?) },
         )

@@ -176,13 +176,16 @@ impl TaskHost {
         let created = self
             .settings
             .store
-            .create(NewTask {
-                id: &id,
-                owner: self.owner_key(record.owner.as_deref()),
-                record: &sealed,
-                expires_at: record.expires_at(),
-                limits: self.settings.limits,
-            })
+            .create(
+                NewTask {
+                    id: &id,
+                    owner: self.owner_key(record.owner.as_deref()),
+                    record: &sealed,
+                    expires_at: record.expires_at(),
+                    limits: self.settings.limits,
+                },
+                now,
+            )
             .await;
         match created {
             Ok(()) => {}
@@ -231,8 +234,14 @@ impl TaskHost {
         let Some(sealed) = seal_record(self.keys(), ANSWER, &key, &plain) else {
             return;
         };
-        let until = self.now().saturating_add(self.round_ttl);
-        if let Err(error) = self.settings.store.remember(&key, &sealed, until).await {
+        let now = self.now();
+        let until = now.saturating_add(self.round_ttl);
+        if let Err(error) = self
+            .settings
+            .store
+            .remember(&key, &sealed, until, now)
+            .await
+        {
             let _ = store_failed(error);
         }
     }
@@ -241,7 +250,7 @@ impl TaskHost {
     /// opened for this caller and call but was already used.
     async fn recall(&self, state: Option<&str>) -> Option<CallToolResponse> {
         let key = answer_key(state?);
-        let sealed = self.settings.store.recall(&key).await.ok()??;
+        let sealed = self.settings.store.recall(&key, self.now()).await.ok()??;
         let plain = open_record(self.keys(), ANSWER, &key, &sealed)?;
         Some(match serde_json::from_slice(&plain).ok()? {
             Remembered::Complete(result) => CallToolResponse::Complete(result),

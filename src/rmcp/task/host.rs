@@ -99,7 +99,8 @@ impl TaskHost {
         id: &TaskId,
         access: Access<'_>,
     ) -> Result<Option<(u64, TaskRecord)>, ErrorData> {
-        let Some(stored) = self.settings.store.load(id).await.map_err(store_failed)? else {
+        let loaded = self.settings.store.load(id, self.now()).await;
+        let Some(stored) = loaded.map_err(store_failed)? else {
             return Ok(None);
         };
         let Some(record) = TaskRecord::open(self.keys(), id, &stored.record) else {
@@ -138,7 +139,7 @@ impl TaskHost {
                     let won = self
                         .settings
                         .store
-                        .replace(id, version, &sealed, record.expires_at())
+                        .replace(id, version, &sealed, record.expires_at(), now)
                         .await
                         .map_err(store_failed)?;
                     if won {

@@ -65,6 +65,11 @@ fn on<R: Run, F: std::future::Future>(run: &R, work: F) -> F::Output {
     run.block_on(work)
 }
 
+/// Now, by the clock every call of the store is given.
+fn now() -> OffsetDateTime {
+    OffsetDateTime::now_utc()
+}
+
 fn later(by: Duration) -> OffsetDateTime {
     OffsetDateTime::now_utc() + by
 }
@@ -88,7 +93,7 @@ fn task<'a>(id: &'a TaskId, owner: u8, record: &'a [u8], limits: TaskLimits) -> 
 }
 
 fn load<R: Run>(run: &R, store: &Arc<dyn TaskStore>, id: &TaskId) -> Option<Stored> {
-    on(run, store.load(id)).expect("load")
+    on(run, store.load(id, now())).expect("load")
 }
 
 fn replace<R: Run>(
@@ -99,12 +104,16 @@ fn replace<R: Run>(
     record: &[u8],
 ) -> bool {
     let expires_at = later(Duration::from_secs(60));
-    on(run, store.replace(id, version, record, expires_at)).expect("replace")
+    on(run, store.replace(id, version, record, expires_at, now())).expect("replace")
 }
 
 fn a_created_task_is_found_at_once_by_both_clients<R: Run>(run: &R, s: &Subject) {
     let id = new_id();
-    on(run, s.one.create(task(&id, 1, b"sealed record", ROOMY))).expect("create");
+    on(
+        run,
+        s.one.create(task(&id, 1, b"sealed record", ROOMY), now()),
+    )
+    .expect("create");
     let by_one = load(run, &s.one, &id).expect("the creator finds it");
     let by_two = load(run, &s.two, &id).expect("another client finds it at once");
     assert_eq!(by_one.record, b"sealed record");
@@ -117,7 +126,7 @@ fn a_created_task_is_found_at_once_by_both_clients<R: Run>(run: &R, s: &Subject)
 fn records_and_answers_are_stored_as_given<R: Run>(run: &R, s: &Subject) {
     let every_byte: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
     let id = new_id();
-    on(run, s.one.create(task(&id, 1, &every_byte, ROOMY))).expect("create");
+    on(run, s.one.create(task(&id, 1, &every_byte, ROOMY), now())).expect("create");
     let stored = load(run, &s.two, &id).unwrap();
     assert_eq!(stored.record, every_byte);
     let reversed: Vec<u8> = every_byte.iter().rev().copied().collect();
@@ -127,18 +136,18 @@ fn records_and_answers_are_stored_as_given<R: Run>(run: &R, s: &Subject) {
     on(
         run,
         s.one
-            .remember(&key, &every_byte, later(Duration::from_secs(60))),
+            .remember(&key, &every_byte, later(Duration::from_secs(60)), now()),
     )
     .expect("remember");
     assert_eq!(
-        on(run, s.two.recall(&key)).expect("recall"),
+        on(run, s.two.recall(&key, now())).expect("recall"),
         Some(every_byte)
     );
 }
 
 fn a_replace_over_the_version_read_wins_once<R: Run>(run: &R, s: &Subject) {
     let id = new_id();
-    on(run, s.one.create(task(&id, 1, b"v1", ROOMY))).expect("create");
+    on(run, s.one.create(task(&id, 1, b"v1", ROOMY), now())).expect("create");
     let read = load(run, &s.one, &id).unwrap();
     assert!(
         replace(run, &s.one, &id, read.version, b"v2"),
@@ -164,7 +173,7 @@ fn a_replace_over_the_version_read_wins_once<R: Run>(run: &R, s: &Subject) {
 
 fn of_32_concurrent_replaces_over_one_version_one_wins<R: Run>(run: &R, s: &Subject) {
     let id = new_id();
-    on(run, s.one.create(task(&id, 1, b"start", ROOMY))).expect("create");
+    on(run, s.one.create(task(&id, 1, b"start", ROOMY), now())).expect("create");
     let version = load(run, &s.one, &id).unwrap().version;
     let records: Vec<Vec<u8>> = (0..32)
         .map(|n| format!("writer {n}").into_bytes())
@@ -175,7 +184,7 @@ fn of_32_concurrent_replaces_over_one_version_one_wins<R: Run>(run: &R, s: &Subj
         .enumerate()
         .map(|(n, record)| {
             let store = if n % 2 == 0 { &s.one } else { &s.two };
-            store.replace(&id, version, record, expires_at)
+            store.replace(&id, version, record, expires_at, now())
         })
         .collect();
     let won: Vec<bool> = on(run, join_all(writes))
@@ -194,7 +203,7 @@ fn the_caps_refuse_naming_the_cap_and_spare_other_principals<R: Run>(run: &R, s:
     };
     let create = |store: &Arc<dyn TaskStore>, owner: u8| {
         let id = new_id();
-        let created = on(run, store.create(task(&id, owner, b"r", limits)));
+        let created = on(run, store.create(task(&id, owner, b"r", limits), now()));
         (id, created)
     };
     assert!(create(&s.one, 1).1.is_ok());
@@ -229,10 +238,10 @@ fn a_task_is_gone_after_its_expiry_and_frees_its_place<R: Run>(run: &R, s: &Subj
         expires_at: later(SHORT),
         ..task(&id, 1, b"brief", one_only)
     };
-    on(run, s.one.create(short)).expect("create");
+    on(run, s.one.create(short, now())).expect("create");
     let read = load(run, &s.two, &id).expect("there before its expiry");
     let next = new_id();
-    let error = on(run, s.two.create(task(&next, 2, b"r", one_only)));
+    let error = on(run, s.two.create(task(&next, 2, b"r", one_only), now()));
     assert!(matches!(error, Err(TaskStoreError::Full)), "{error:?}");
     std::thread::sleep(PAST_SHORT);
     assert_eq!(load(run, &s.one, &id), None);
@@ -241,29 +250,29 @@ fn a_task_is_gone_after_its_expiry_and_frees_its_place<R: Run>(run: &R, s: &Subj
         !replace(run, &s.one, &id, read.version, b"late"),
         "an expired task is not replaced"
     );
-    on(run, s.two.create(task(&next, 1, b"r", one_only))).expect("its place is free again");
+    on(run, s.two.create(task(&next, 1, b"r", one_only), now())).expect("its place is free again");
 }
 
 fn remembered_answers_round_trip_and_expire<R: Run>(run: &R, s: &Subject) {
     let brief = [1u8; 32];
     let lasting = [2u8; 32];
-    on(run, s.one.remember(&brief, b"answer", later(SHORT))).expect("remember");
+    on(run, s.one.remember(&brief, b"answer", later(SHORT), now())).expect("remember");
     on(
         run,
         s.one
-            .remember(&lasting, b"kept", later(Duration::from_secs(60))),
+            .remember(&lasting, b"kept", later(Duration::from_secs(60)), now()),
     )
     .expect("remember");
     assert_eq!(
-        on(run, s.two.recall(&brief)).unwrap(),
+        on(run, s.two.recall(&brief, now())).unwrap(),
         Some(b"answer".to_vec())
     );
-    assert_eq!(on(run, s.one.recall(&[3u8; 32])).unwrap(), None);
+    assert_eq!(on(run, s.one.recall(&[3u8; 32], now())).unwrap(), None);
     std::thread::sleep(PAST_SHORT);
-    assert_eq!(on(run, s.two.recall(&brief)).unwrap(), None);
-    assert_eq!(on(run, s.one.recall(&brief)).unwrap(), None);
+    assert_eq!(on(run, s.two.recall(&brief, now())).unwrap(), None);
+    assert_eq!(on(run, s.one.recall(&brief, now())).unwrap(), None);
     assert_eq!(
-        on(run, s.two.recall(&lasting)).unwrap(),
+        on(run, s.two.recall(&lasting, now())).unwrap(),
         Some(b"kept".to_vec())
     );
 }

@@ -52,6 +52,11 @@ fn limits() -> TaskLimits {
     }
 }
 
+/// Now, by the clock every call of the store is given.
+fn now() -> OffsetDateTime {
+    OffsetDateTime::now_utc()
+}
+
 fn new_task<'a>(id: &'a TaskId, record: &'a [u8], limits: TaskLimits) -> NewTask<'a> {
     NewTask {
         id,
@@ -142,12 +147,12 @@ fn the_keys_on_redis_are_the_documented_ones() {
         .unwrap();
     let id = TaskId::random().unwrap();
     runtime
-        .block_on(store.create(new_task(&id, b"\x00sealed", limits())))
+        .block_on(store.create(new_task(&id, b"\x00sealed", limits()), now()))
         .unwrap();
     runtime
-        .block_on(store.create(new_task(&id, b"\x00sealed", limits())))
+        .block_on(store.create(new_task(&id, b"\x00sealed", limits()), now()))
         .expect("the same create sent again is done once");
-    let taken = runtime.block_on(store.create(new_task(&id, b"other", limits())));
+    let taken = runtime.block_on(store.create(new_task(&id, b"other", limits()), now()));
     assert!(
         matches!(taken, Err(TaskStoreError::Unavailable(_))),
         "{taken:?}"
@@ -180,7 +185,7 @@ fn the_keys_on_redis_are_the_documented_ones() {
     let key = [0xab; 32];
     let expires_at = OffsetDateTime::now_utc() + Duration::from_secs(60);
     runtime
-        .block_on(store.remember(&key, b"answer", expires_at))
+        .block_on(store.remember(&key, b"answer", expires_at, now()))
         .unwrap();
     let answer: Vec<u8> = redis::cmd("GET")
         .arg(store.answer_key(&key))
@@ -193,12 +198,12 @@ fn the_keys_on_redis_are_the_documented_ones() {
         .arg("not a hash")
         .query(&mut admin)
         .unwrap();
-    let error = runtime.block_on(store.load(&id)).unwrap_err();
+    let error = runtime.block_on(store.load(&id, now())).unwrap_err();
     assert_eq!(
         error.to_string(),
         "the task store failed: redis answered with error WRONGTYPE"
     );
-    let lost = runtime.block_on(store.replace(&id, 1, b"x", expires_at));
+    let lost = runtime.block_on(store.replace(&id, 1, b"x", expires_at, now()));
     assert!(
         matches!(lost, Err(TaskStoreError::Unavailable(_))),
         "{lost:?}"
@@ -230,7 +235,7 @@ fn wait_for_replicas_resolves_only_what_a_replica_holds() {
         total: 1,
     };
     let refused = runtime
-        .block_on(alone.create(new_task(&id, b"r", one_place)))
+        .block_on(alone.create(new_task(&id, b"r", one_place), now()))
         .unwrap_err();
     assert_eq!(
         refused.to_string(),
@@ -248,7 +253,7 @@ fn wait_for_replicas_resolves_only_what_a_replica_holds() {
     let store = wanting();
     let id = TaskId::random().unwrap();
     runtime
-        .block_on(store.create(new_task(&id, b"r", one_place)))
+        .block_on(store.create(new_task(&id, b"r", one_place), now()))
         .unwrap();
     let (version, record): (String, Vec<u8>) = redis::cmd("HMGET")
         .arg(store.task_key(&id))
@@ -280,7 +285,7 @@ fn an_evicting_redis_is_refused_at_start_up() {
         .unwrap();
     let id = TaskId::random().unwrap();
     runtime
-        .block_on(store.create(new_task(&id, b"r", limits())))
+        .block_on(store.create(new_task(&id, b"r", limits()), now()))
         .unwrap();
     runtime.block_on(store.health_check()).unwrap();
     let checking = RedisTaskStore::builder(evicting.url()).build().unwrap();
@@ -301,16 +306,16 @@ fn an_unreachable_redis_fails_every_call() {
         .build()
         .unwrap();
     let id = TaskId::random().unwrap();
-    let created = runtime.block_on(store.create(new_task(&id, b"r", limits())));
+    let created = runtime.block_on(store.create(new_task(&id, b"r", limits()), now()));
     assert!(
         matches!(created, Err(TaskStoreError::Unavailable(_))),
         "{created:?}"
     );
     assert_eq!(
-        runtime.block_on(store.load(&id)).unwrap_err().code(),
+        runtime.block_on(store.load(&id, now())).unwrap_err().code(),
         "unavailable"
     );
-    let recalled = runtime.block_on(store.recall(&[0; 32]));
+    let recalled = runtime.block_on(store.recall(&[0; 32], now()));
     assert!(
         matches!(recalled, Err(TaskStoreError::Unavailable(_))),
         "{recalled:?}"

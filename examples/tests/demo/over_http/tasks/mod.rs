@@ -4,7 +4,8 @@
 //! (`principals`); instances sharing one store (`instances`, and with
 //! feature `redis` one Redis or a Redis Cluster: `redis`); the session
 //! revisions (`sessions`); a question parked from outside the handler
-//! (`inbox`).
+//! (`inbox`); a task's lease and TTL measured by the flow's clock
+//! (`clock`).
 
 #![allow(unreachable_pub, reason = "helpers of the test modules below")]
 #![allow(
@@ -179,6 +180,7 @@ pub(super) fn dies_mid_work(
         started.elapsed()
     );
 }
+mod clock;
 mod inbox;
 mod instances;
 mod lifecycle;

@@ -1,0 +1,72 @@
+//! A task's lease and TTL are measured by the clock its flow takes, as its
+//! rounds' states are: the server is built over a `FixedClock`, and only
+//! that clock moves; no real time passes beyond the export's one second.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mrtr_guard::runtime::FixedClock;
+use mrtr_guard::{Flow, MasterKey, StateCodec};
+use mrtr_guard_examples::signup_service::Signup;
+use time::OffsetDateTime;
+
+use super::super::server::on_loopback;
+use super::{AUDIENCE, create, get, settled};
+
+/// The demo over a fixed clock, set at the real time.
+async fn start() -> (std::net::SocketAddr, Arc<FixedClock>) {
+    let clock = Arc::new(FixedClock::new(OffsetDateTime::now_utc()));
+    let codec = StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[0x42; 32]).unwrap())
+        .build()
+        .unwrap();
+    let flow = Flow::new(codec).with_clock(clock.clone());
+    let service = Signup::service_over(flow, |builder| {
+        builder
+            .task_lease(Duration::from_secs(15))
+            .task_ttl(Duration::from_secs(3600))
+    })
+    .unwrap();
+    (on_loopback(service).await, clock)
+}
+
+#[tokio::test]
+async fn a_working_task_whose_lease_lapses_by_the_clock_is_failed() {
+    let (addr, clock) = start().await;
+    let (created, _) = create(addr, "alice").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(created["result"]["status"], "working", "{created}");
+    // Still within its lease by the clock, whatever the real time.
+    clock.advance(time::Duration::seconds(14));
+    let got = get(addr, "alice", &id).await;
+    assert_eq!(got["result"]["status"], "working", "{got}");
+    // Past it: the instance running it no longer vouches for it.
+    clock.advance(time::Duration::seconds(2));
+    let got = get(addr, "alice", &id).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    assert_eq!(
+        got["result"]["statusMessage"], "the server instance running the task stopped",
+        "{got}"
+    );
+}
+
+#[tokio::test]
+async fn a_parked_task_lives_until_its_ttl_by_the_clock() {
+    let (addr, clock) = start().await;
+    let (created, _) = create(addr, "alice").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let parked = settled(addr, "alice", &id).await;
+    assert_eq!(parked["status"], "input_required", "{parked}");
+    assert_eq!(parked["ttlMs"], 3_600_000, "{parked}");
+    // Parked, it holds no lease: an hour less a second on, it waits still.
+    clock.advance(time::Duration::seconds(3599));
+    let got = get(addr, "alice", &id).await;
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+    // Past its TTL the store has forgotten it: an unknown task.
+    clock.advance(time::Duration::seconds(2));
+    let gone = get(addr, "alice", &id).await;
+    assert_eq!(gone["error"]["code"], -32602, "{gone}");
+    assert_eq!(
+        gone["error"]["message"], "Failed to retrieve task: Task not found",
+        "{gone}"
+    );
+}
