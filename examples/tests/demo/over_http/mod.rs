@@ -8,7 +8,9 @@
 //! Redis replay guard under a stalled Redis and shared by two servers
 //! (`redis`); the README's whole server, run as its binary
 //! (`minimal`); and the demo's opt-in Prometheus exporter (`metrics`).
-//! `binary` runs a demo binary as a process.
+//! `binary` runs a demo binary as a process, `server` serves the demo's
+//! router in process on a free port; `tasks/` drives `export_orders` as a
+//! task.
 
 mod binary;
 mod client;
