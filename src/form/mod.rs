@@ -3,10 +3,10 @@
 //! parsed, and the check of an untrusted `ElicitResult` into [`Answers`].
 //!
 //! The crate root re-exports what a runtime user names ([`Form`], [`Field`],
-//! [`FormFields`], [`FormChoice`], [`Answers`], [`Report`]). Here besides:
-//! the builder and field kinds, the standalone validator's verdict
-//! ([`Verdict`]) and its reasons, and [`Answers::bind`]'s errors. The strict
-//! JSON parser it reads schemas with is [`crate::json::parse_strict`].
+//! [`FormError`], [`FormFields`], [`FormChoice`], [`Answers`], [`Report`]).
+//! Here besides: the builder and field kinds, the standalone validator's
+//! verdict ([`Verdict`]) and its reasons, and [`Answers::bind`]'s errors. The
+//! strict JSON parser it reads schemas with is [`crate::json::parse_strict`].
 //!
 //! Each field kind has one file under `kind/` that owns its schema emit, its
 //! schema parse and its answer check. Files here import each other by file
