@@ -77,8 +77,11 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // One line per refused state, replay or invalid answer, with its reason.
+    // One line per refused state, replay or invalid answer, with its reason;
+    // RUST_LOG picks the targets (INFO and above of every one by default).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env();
     tracing_subscriber::fmt()
+        .with_env_filter(filter.unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
     if let Err(error) = run().await {

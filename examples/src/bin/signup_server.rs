@@ -35,7 +35,9 @@
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
 //!
-//! Refusals and invalid answers are logged to stderr. With
+//! Refusals and invalid answers are logged to stderr; `RUST_LOG` picks the
+//! targets (`RUST_LOG=mrtr_guard=info,rmcp=warn` leaves out `rmcp`'s lines
+//! for each request), INFO and above of every one by default. With
 //! `MRTR_GUARD_METRICS_ADDR` (or `--metrics-addr`), say `127.0.0.1:9464`,
 //! the server's counters are served as Prometheus text at
 //! `http://127.0.0.1:9464/metrics` (`docs/GUIDE.md`, "Metrics").
@@ -45,10 +47,13 @@ use std::process::ExitCode;
 use mrtr_guard::{KeyRing, StateCodec};
 use mrtr_guard_examples::signup_service::Signup;
 use mrtr_guard_examples::{exporter, serve};
+use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt()
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
     serve::exit_code(run().await)
