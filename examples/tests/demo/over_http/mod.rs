@@ -8,6 +8,7 @@
 //! Redis replay guard under a stalled Redis and shared by two servers
 //! (`redis`); the README's whole server, run as its binary
 //! (`minimal`); and the demo's opt-in Prometheus exporter (`metrics`).
+//! Every demo binary's command line: `--help` and usage errors (`usage`).
 //! `binary` runs a demo binary as a process, `server` serves the demo's
 //! router in process on a free port; `tasks/` drives `export_orders` as a
 //! task.
@@ -24,3 +25,4 @@ mod server;
 mod sessions;
 mod start_up;
 mod tasks;
+mod usage;
