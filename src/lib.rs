@@ -130,9 +130,8 @@
 //! Feature `wasm-js` is for `wasm32-unknown-unknown` in a JavaScript host:
 //! randomness from the Web Crypto API and the time from `Date`. The codec,
 //! the forms and the runtime build for that target and for `wasm32-wasip1`;
-//! which features work there: the
-//! [README](https://docs.rs/crate/mrtr-guard/latest/source/README.md), "At the
-//! edge (WebAssembly)".
+//! which features work there:
+//! [`docs/WASM.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/WASM.md).
 //!
 //! # Start-up errors
 //!
