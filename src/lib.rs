@@ -63,7 +63,7 @@
 //!
 //! An invalid optional answer is asked again in a round, unless its field
 //! [drops invalid values](Field::drop_if_invalid). A form that does not build
-//! inside a handler is a server bug: `?` turns its [`form::FormError`] into an
+//! inside a handler is a server bug: `?` turns its [`FormError`] into an
 //! internal error that keeps the reason ([`runtime::Misuse::InvalidForm`]).
 //!
 //! # How a call ends
@@ -133,9 +133,8 @@
 //! Feature `wasm-js` is for `wasm32-unknown-unknown` in a JavaScript host:
 //! randomness from the Web Crypto API and the time from `Date`. The codec,
 //! the forms and the runtime build for that target and for `wasm32-wasip1`;
-//! which features work there: the
-//! [README](https://docs.rs/crate/mrtr-guard/latest/source/README.md), "At the
-//! edge (WebAssembly)".
+//! which features work there:
+//! [`docs/WASM.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/WASM.md).
 //!
 //! # Start-up errors
 //!
@@ -247,8 +246,9 @@ pub use wire::Method;
 pub use crate::redis::RedisReplayGuard;
 // The write-once multi-round handler and how a call ends.
 pub use runtime::{Call, Flow, Reply, Round, RoundEnd, Stop};
-// Forms: the questions, and the answers once validated.
-pub use form::{Answers, Field, Form, FormChoice, FormFields, Report};
+// Forms: the questions, why one cannot be built, and the answers once
+// validated.
+pub use form::{Answers, Field, Form, FormChoice, FormError, FormFields, Report};
 // `#[derive(FormFields, FormChoice)]`, named like the traits (feature `derive`).
 /// Feature `derive`: `#[derive(FormChoice)]`, the [`form::FormChoice`]
 /// options of an enum.

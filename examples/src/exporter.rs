@@ -9,18 +9,9 @@ use std::net::SocketAddr;
 use axum::routing::get;
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
 
-/// The exporter's address from `--metrics-addr ADDR`, else
-/// `MRTR_GUARD_METRICS_ADDR`; `None` when neither is given.
-pub fn address() -> Result<Option<SocketAddr>, Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    let mut given = None;
-    while let Some(arg) = args.next() {
-        if arg == "--metrics-addr" {
-            given = Some(args.next().ok_or("--metrics-addr needs a value")?);
-        } else if let Some(value) = arg.strip_prefix("--metrics-addr=") {
-            given = Some(value.to_owned());
-        }
-    }
+/// The exporter's address: the one `given` (the demo's `--metrics-addr`),
+/// else `MRTR_GUARD_METRICS_ADDR`; `None` when neither is given.
+pub fn address(given: Option<String>) -> Result<Option<SocketAddr>, Box<dyn std::error::Error>> {
     let Some(text) = given.or_else(|| std::env::var("MRTR_GUARD_METRICS_ADDR").ok()) else {
         return Ok(None);
     };

@@ -8,6 +8,9 @@
 //! cargo run -p mrtr-guard-examples --bin conformance_server -- --port 3917
 //! cargo run -p mrtr-guard-examples --bin codec_demo
 //! ```
+//!
+//! Each binary's `--help` says what it takes, flags and environment; it
+//! refuses any other argument (exit 2).
 
 pub mod conformance_forms;
 pub mod export_tool;

@@ -23,17 +23,14 @@ pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> ExitCode {
     }
 }
 
-/// The port from `--port N`, else `PORT`, else `default`.
-pub fn port(default: u16) -> Result<u16, Box<dyn std::error::Error>> {
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        if arg == "--port" {
-            let value = args.next().ok_or("--port needs a value")?;
-            return Ok(value.parse()?);
-        }
-        if let Some(value) = arg.strip_prefix("--port=") {
-            return Ok(value.parse()?);
-        }
+/// The port `given` (a binary's `--port`), else `PORT`, else `default`.
+///
+/// # Errors
+///
+/// When `PORT` is not a port number.
+pub fn port(given: Option<u16>, default: u16) -> Result<u16, Box<dyn std::error::Error>> {
+    if let Some(port) = given {
+        return Ok(port);
     }
     match std::env::var("PORT") {
         Ok(value) => Ok(value.parse()?),

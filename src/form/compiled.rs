@@ -46,7 +46,7 @@ use crate::form::schema::{self, RequestedSchema};
 ///         "required": ["trackingNumber"]
 ///     })
 /// );
-/// # Ok::<(), mrtr_guard::form::FormError>(())
+/// # Ok::<(), mrtr_guard::FormError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form {

@@ -3,22 +3,24 @@
 //! parsed, and the check of an untrusted `ElicitResult` into [`Answers`].
 //!
 //! The crate root re-exports what a runtime user names ([`Form`], [`Field`],
-//! [`FormFields`], [`FormChoice`], [`Answers`], [`Report`]). Here besides:
-//! the builder and field kinds, the standalone validator's verdict
-//! ([`Verdict`]) and its reasons, and [`Answers::bind`]'s errors. The strict
-//! JSON parser it reads schemas with is [`crate::json::parse_strict`].
+//! [`FormError`], [`FormFields`], [`FormChoice`], [`Answers`], [`Report`]).
+//! Here besides: the builder and field kinds, the standalone validator's
+//! verdict ([`Verdict`]) and its reasons, and [`Answers::bind`]'s errors. The
+//! strict JSON parser it reads schemas with is [`crate::json::parse_strict`].
 //!
 //! Each field kind has one file under `kind/` that owns its schema emit, its
 //! schema parse and its answer check. Files here import each other by file
 //! path, never through this file, and the imports form no cycle
-//! (`tests/layers.rs` checks both). From the bottom up:
+//! (`tests/layers.rs` checks both). The files, from the bottom up:
 //!
 //! - `report` (reasons, problems), `title`, `numbers`,
 //!   `format/` (email, uri, date): nothing of the form below them;
 //! - `error`; `option` (a choice's offered options); `value` (checked
 //!   answers); `kind/` (one file per kind, named after it);
-//! - `field`, `fields`, `schema`; `compiled` (`Form`, `FormBuilder`);
-//! - `bind`, `answers`, `validate` (`Form::validate`).
+//! - `field`, `fields`, `choice` (`FormChoice`, a choice from an enum),
+//!   `schema`; `compiled` (`Form`, `FormBuilder`);
+//! - `bind`, `answers`, `validate` (`Form::validate`), `message` (a refused
+//!   answer explained to its user).
 
 mod answers;
 mod bind;

@@ -2,13 +2,16 @@
 //! JSON value, and the digest a token binds JSON with. Every other module
 //! builds on these; nothing here imports the rest of the crate.
 //!
-//! - [`parse_strict`] and its [`Limits`] refuse what two parsers could read
-//!   differently (duplicate keys, lone surrogates, numbers beyond a double,
-//!   trailing data) and bound size and depth ([`JsonError`] says which);
-//!   [`check_strict`] refuses the same bytes without building a value.
-//! - `canonical` writes RFC 8785 (JCS) with exact integers, for digests (the
-//!   state's test vectors print it, so the module is visible to the crate).
-//! - [`JsonDigest`] is SHA-256 over that canonical form.
+//! The files:
+//!
+//! - `strict`: [`parse_strict`] and its [`Limits`] refuse what two parsers
+//!   could read differently (duplicate keys, lone surrogates, numbers beyond
+//!   a double, trailing data) and bound size and depth ([`JsonError`] says
+//!   which);
+//! - `scan`: [`check_strict`] refuses the same bytes without building a value;
+//! - `canonical/` writes RFC 8785 (JCS) with exact integers, for digests (the
+//!   state's test vectors print it, so the module is visible to the crate);
+//! - `digest`: [`JsonDigest`] is SHA-256 over that canonical form.
 
 pub(crate) mod canonical;
 mod digest;

@@ -52,6 +52,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The files: `flow` (the codec and clock calls run with), `call` (one
+// incoming call and its principal), `round/` (one round: opened, asked,
+// completed), `reply` (what an ask gives, how a handler stops, how a round
+// ends), `reask` (an invalid answer asked again), `budget` (how much of a
+// state carried answers may take), `task` (whether a call may run on as a
+// task), `misuse` (a handler's mistakes), `clock` (where the time comes from).
 mod budget;
 mod call;
 mod clock;

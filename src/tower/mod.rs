@@ -67,8 +67,10 @@
 //! [`check_strict`]: crate::json::check_strict
 //! [`HeaderCheck`]: crate::wire::HeaderCheck
 
-// The layer and its settings, the service it makes (request screening), and
-// the response rewrite that puts forms' fields back in declared order.
+// The files: `layer` (the layer and its settings), `service` (the service
+// it makes: request screening), `members` (the members of a body the screen
+// reads, found without a tree), and `order` (the response rewrite that puts
+// forms' fields back in declared order).
 pub(crate) mod layer;
 mod members;
 pub(crate) mod order;

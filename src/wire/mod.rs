@@ -13,6 +13,12 @@
 //! value, the mode of an elicitation) are told apart by which keys are
 //! present, never by trying serde variants in order.
 
+// The files: `params` (a call's params, retry fields and `_meta`),
+// `capabilities` (what the client declares), `request` (`inputRequests`),
+// `response` (`inputResponses`), `result` (`resultType`,
+// `InputRequiredResult`), `method` (`Method`), `error` (`RpcError`),
+// `protocol` (the revision and its `_meta` keys), `http` (the Streamable
+// HTTP header checks).
 mod capabilities;
 mod error;
 mod http;

@@ -20,6 +20,12 @@ use time::{Duration, OffsetDateTime};
 /// Prints an error's message (`Display`), not the `Debug` text a `main`
 /// returning the `Result` would print, and exits 1.
 fn main() -> ExitCode {
+    clap::Command::new("codec_demo")
+        .about(
+            "Mints a requestState in each mode, opens it, and shows what an attacker's \
+             changes run into. MRTR_GUARD_KEY: a base64 master key (default: an ephemeral one).",
+        )
+        .get_matches();
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

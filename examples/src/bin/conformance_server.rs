@@ -20,8 +20,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mrtr_guard_examples::serve;
-
+use clap::Parser;
 use mrtr_guard::rmcp::{
     McpServer, RmcpFlow, TaskSupport, error_data, prompt_response, tool_response,
 };
@@ -29,6 +28,7 @@ use mrtr_guard::{Flow, KeyRing, Reply, RpcError, StateCodec, Stop};
 use mrtr_guard_examples::conformance_forms::{
     COLOR, CONFIRM, CONFIRM_DELETE, CONTEXT, NAME, PARTIAL, VALUE, capital,
 };
+use mrtr_guard_examples::serve;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, GetPromptRequestParams,
     GetPromptResponse, GetPromptResult, Implementation, ListPromptsResult, ListToolsResult,
@@ -310,13 +310,29 @@ impl ServerHandler for Conformance {
     }
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
-    serve::exit_code(run().await)
+/// The MCP conformance suite's fixture: the tools and prompt of its
+/// SEP-2322 and tasks-* server scenarios, at http://127.0.0.1:PORT/mcp.
+#[derive(Parser)]
+#[command(name = "conformance_server", after_help = ENVIRONMENT)]
+struct Args {
+    /// The port to listen on, on 127.0.0.1 [default: PORT, else 3917]
+    #[arg(long)]
+    port: Option<u16>,
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let port = serve::port(3917)?;
+/// What `--help` says of the environment.
+const ENVIRONMENT: &str = "\
+Environment:
+  MRTR_GUARD_KEY  the master key, base64 (default: an ephemeral key)";
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    serve::exit_code(run(args).await)
+}
+
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let port = serve::port(args.port, 3917)?;
     let audience = format!("http://127.0.0.1:{port}/mcp");
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?))
         .allow_anonymous()

@@ -42,6 +42,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use clap::Parser;
 use mrtr_guard::rmcp::{
     McpServer, McpServerBuilder, RmcpFlow, TaskSupport, ToolCall, ToolResponse, tool_response,
 };
@@ -68,9 +69,6 @@ const REDIS_PATH: &str = "/redis/mcp";
 /// The tasks a store holds, for one principal and in all: far more than a
 /// pass mints.
 const TASKS: usize = 1_000_000;
-
-/// How long a task lives without `--task-ttl`.
-const TASK_TTL: Duration = Duration::from_secs(60);
 
 /// The form, on mrtr-guard.
 #[derive(Deserialize, FormFields)]
@@ -203,16 +201,42 @@ impl ServerHandler for Bench {
     }
 }
 
+/// The server scripts/loadbench measures (bench only, not the demo): ping,
+/// the README's ShipOrder (sealed, signed, with a Redis replay guard, on
+/// rmcp's own request-state) and a task tool, at http://127.0.0.1:PORT/mcp.
+#[derive(Parser)]
+#[command(name = "loadbench_server", after_help = ENVIRONMENT)]
+struct Args {
+    /// The port to listen on, on 127.0.0.1 [default: PORT, else 8080]
+    #[arg(long)]
+    port: Option<u16>,
+    /// Also serve the same handler on bare rmcp at http://127.0.0.1:BARE_PORT/mcp
+    #[arg(long)]
+    bare_port: Option<u16>,
+    /// How long a task lives, in seconds
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    task_ttl: u64,
+}
+
+/// What `--help` says of the environment.
+const ENVIRONMENT: &str = "\
+Environment:
+  MRTR_GUARD_KEY        the master key of both codecs, base64 (default: an ephemeral key)
+  MRTR_GUARD_AUDIENCE   the URL states are bound to (default: http://127.0.0.1:PORT/mcp)
+  MRTR_GUARD_REDIS_URL  the Redis replay guard and task store (built with --features redis)
+  MRTR_GUARD_REDIS_CA   a PEM CA certificate to trust for rediss://";
+
 // One CPU (scripts/loadbench pins it): tokio's current-thread runtime, which
 // runs the ready tasks in turn, so that the Redis guard's connection driver
 // sends the keys of concurrent calls together.
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::process::ExitCode {
-    serve::exit_code(run().await)
+    let args = Args::parse();
+    serve::exit_code(run(args).await)
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let port = serve::port(8080)?;
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let port = serve::port(args.port, 8080)?;
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = |mode| -> Result<CodecBuilder, Box<dyn std::error::Error>> {
@@ -249,7 +273,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         rmcp: Arc::clone(&rmcp),
         tool_router: Bench::tool_router(),
     };
-    let ttl = task_ttl()?;
+    let ttl = Duration::from_secs(args.task_ttl);
     let tasks = |builder: McpServerBuilder| {
         builder
             .anonymous()
@@ -270,7 +294,7 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         let service = tasks(McpServer::builder(flow)).task_store(store);
         app = app.route_service(REDIS_PATH, service.build(bench)?);
     }
-    match bare_port()? {
+    match args.bare_port {
         Some(bare) => {
             let handler = handler.ok_or("McpServer did not build the handler")?;
             tokio::try_join!(serve::serve_app(port, app), serve_bare(bare, handler))?;
@@ -293,27 +317,6 @@ async fn serve_bare(port: u16, handler: Bench) -> Result<(), Box<dyn std::error:
         config,
     );
     serve::serve_app(port, axum::Router::new().route_service("/mcp", service)).await
-}
-
-/// The port from `--bare-port PORT`, if any.
-fn bare_port() -> Result<Option<u16>, Box<dyn std::error::Error>> {
-    match flag("--bare-port") {
-        Some(port) => Ok(Some(port.parse()?)),
-        None => Ok(None),
-    }
-}
-
-/// How long a task lives: `--task-ttl SECONDS`, else [`TASK_TTL`].
-fn task_ttl() -> Result<Duration, Box<dyn std::error::Error>> {
-    match flag("--task-ttl") {
-        Some(seconds) => Ok(Duration::from_secs(seconds.parse()?)),
-        None => Ok(TASK_TTL),
-    }
-}
-
-/// The value after `name` on the command line, if any.
-fn flag(name: &str) -> Option<String> {
-    std::env::args().skip_while(|arg| arg != name).nth(1)
 }
 
 /// A fresh key for `rmcp`'s codec (its states need not outlive the process).

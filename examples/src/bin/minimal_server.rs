@@ -77,8 +77,15 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    // One line per refused state, replay or invalid answer, with its reason.
+    // `--help` says what to set; any argument is refused (exit 2).
+    clap::Command::new("minimal_server")
+        .about("Serves ShipOrder at /mcp. Set MRTR_GUARD_KEY, MCP_TOKEN and PORT (8080).")
+        .get_matches();
+    // One line per refused state, replay or invalid answer, with its reason;
+    // RUST_LOG picks the targets (INFO and above of every one by default).
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env();
     tracing_subscriber::fmt()
+        .with_env_filter(filter.unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
     if let Err(error) = run().await {

@@ -35,28 +35,58 @@
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
 //!
-//! Refusals and invalid answers are logged to stderr. With
+//! Refusals and invalid answers are logged to stderr; `RUST_LOG` picks the
+//! targets (`RUST_LOG=mrtr_guard=info,rmcp=warn` leaves out `rmcp`'s lines
+//! for each request), INFO and above of every one by default. With
 //! `MRTR_GUARD_METRICS_ADDR` (or `--metrics-addr`), say `127.0.0.1:9464`,
 //! the server's counters are served as Prometheus text at
 //! `http://127.0.0.1:9464/metrics` (`docs/GUIDE.md`, "Metrics").
 
 use std::process::ExitCode;
 
+use clap::Parser;
 use mrtr_guard::{KeyRing, StateCodec};
 use mrtr_guard_examples::signup_service::Signup;
 use mrtr_guard_examples::{exporter, serve};
+use tracing_subscriber::EnvFilter;
+
+/// The README's demo: ShipOrder, signup and export_orders (a task),
+/// multi-round tools of an MCP server at http://127.0.0.1:PORT/mcp.
+#[derive(Parser)]
+#[command(name = "signup_server", after_help = ENVIRONMENT)]
+struct Args {
+    /// The port to listen on, on 127.0.0.1 [default: PORT, else 8080]
+    #[arg(long)]
+    port: Option<u16>,
+    /// Serve the counters as Prometheus text at http://ADDR/metrics
+    /// [default: MRTR_GUARD_METRICS_ADDR, else none]
+    #[arg(long, value_name = "ADDR")]
+    metrics_addr: Option<String>,
+}
+
+/// What `--help` says of the environment.
+const ENVIRONMENT: &str = "\
+Environment:
+  MRTR_GUARD_KEY        the master key, base64 (default: an ephemeral key)
+  MRTR_GUARD_AUDIENCE   the URL states are bound to (default: http://127.0.0.1:PORT/mcp)
+  MRTR_GUARD_REDIS_URL  a Redis replay guard and task store (built with --features redis)
+  MRTR_GUARD_REDIS_CA   a PEM CA certificate to trust for rediss://
+  RUST_LOG              what is logged (default: info)";
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    let args = Args::parse();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     tracing_subscriber::fmt()
+        .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .init();
-    serve::exit_code(run().await)
+    serve::exit_code(run(args).await)
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let port = serve::port(8080)?;
-    if let Some(addr) = exporter::address()? {
+async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
+    let port = serve::port(args.port, 8080)?;
+    if let Some(addr) = exporter::address(args.metrics_addr)? {
         exporter::start(addr).await?;
     }
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")

@@ -1,4 +1,6 @@
-//! String formats of the form profile ([`Format`]), one small file each. Every check caps
+//! String formats of the form profile ([`Format`]), one small file each:
+//! `email` (both profiles), `uri`, and `date` (`date` and `date-time`), the
+//! parsers written on `cursor` (a cursor over ASCII bytes). Every check caps
 //! the length before it parses, and looks at bytes only (non-ASCII input is
 //! refused by all four formats).
 

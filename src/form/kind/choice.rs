@@ -1,4 +1,4 @@
-//! ChoiceKind-choice fields (`type: "string"` with `enum`, titled `oneOf`, or the
+//! Single-choice fields (`type: "string"` with `enum`, titled `oneOf`, or the
 //! deprecated `enum` + `enumNames`): emit, parse and check.
 
 use serde_json::{Map, Value};

@@ -1,4 +1,4 @@
-//! NumberKind fields (`type: "number"`, `minimum`, `maximum`): emit, parse and
+//! Number fields (`type: "number"`, `minimum`, `maximum`): emit, parse and
 //! check.
 
 use serde_json::{Map, Value};

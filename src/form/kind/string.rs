@@ -1,4 +1,4 @@
-//! StringKind fields (`type: "string"`, `minLength`, `maxLength`, `format`): emit,
+//! String fields (`type: "string"`, `minLength`, `maxLength`, `format`): emit,
 //! parse and check.
 
 use serde_json::{Map, Value};

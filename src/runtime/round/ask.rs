@@ -120,7 +120,7 @@ impl Round<'_> {
             Found::Misused => return Reply::Pending,
             Found::Nothing => return self.ask(key, request(form.message()), digest),
             Found::Carried => {
-                let outcome = self.proven.get(key).map_or(Verdict::Missing, |proven| {
+                let outcome = self.answers.get(key).map_or(Verdict::Missing, |proven| {
                     form.validate_object(proven.response())
                 });
                 return match outcome {
@@ -176,7 +176,7 @@ impl Round<'_> {
         let (response, carried) = match self.find(key, &digest, false) {
             Found::Misused => return Reply::Pending,
             Found::Carried => (
-                self.proven
+                self.answers
                     .get(key)
                     .map(|proven| InputResponse::from_object(proven.response())),
                 true,
@@ -210,14 +210,14 @@ impl Round<'_> {
                 self.next.named.insert(key.to_owned(), *digest);
             }
         }
-        if let Some(proven) = self.proven.get(key) {
+        if let Some(proven) = self.answers.get(key) {
             if proven.question() == digest {
                 return Found::Carried;
             }
             self.drop_answer(key);
         }
         let asked =
-            self.asked.get(key) == Some(digest) || self.reask_invalid(key, digest).is_some();
+            self.questions.get(key) == Some(digest) || self.reask_invalid(key, digest).is_some();
         if (asked || unsolicited) && self.response(key).is_some() {
             Found::Fresh
         } else {
@@ -233,8 +233,8 @@ impl Round<'_> {
     /// The invalid answers in a row the question `digest` under `key` has
     /// had, if the state says it was asked again after some.
     fn reask_invalid(&self, key: &str, digest: &JsonDigest) -> Option<NonZeroU32> {
-        let reask = self.reasked.get(key)?;
-        (reask.question() == digest && self.asked.contains_key(key)).then(|| reask.invalid())
+        let reask = self.reasks.get(key)?;
+        (reask.question() == digest && self.questions.contains_key(key)).then(|| reask.invalid())
     }
 
     /// Carries `response` as the answer to the question `digest` under `key`
@@ -249,21 +249,21 @@ impl Round<'_> {
         reask: impl FnOnce(&Report) -> InputRequest,
     ) -> Reply<T> {
         let len = budget::answer_len(key, &response);
-        let total = self.proven_len.saturating_add(len);
+        let total = self.answers_len.saturating_add(len);
         if total > self.flow.budget().answers {
             let report = Report::from_problem(Problem::TooLarge);
             return self.invalid(key, digest, reask(&report), report);
         }
-        self.proven_len = total;
-        self.proven
+        self.answers_len = total;
+        self.answers
             .insert(key.to_owned(), ProvenAnswer::new(digest, response));
         reply
     }
 
     fn drop_answer(&mut self, key: &str) {
-        if let Some(stale) = self.proven.remove(key) {
+        if let Some(stale) = self.answers.remove(key) {
             let len = budget::answer_len(key, stale.response());
-            self.proven_len = self.proven_len.saturating_sub(len);
+            self.answers_len = self.answers_len.saturating_sub(len);
         }
     }
 
@@ -347,7 +347,7 @@ impl Round<'_> {
 
 /// What the flow has for one question.
 enum Found {
-    /// The answer an earlier round, or this one, proved (in `proven`).
+    /// The answer an earlier round, or this one, proved (in `answers`).
     Carried,
     /// A response in `inputResponses` to a question the state says was asked.
     Fresh,

@@ -90,7 +90,7 @@ impl Round<'_> {
         let own = budget::own_len(
             &self.next.questions,
             &self.next.reasks,
-            &self.ran,
+            &self.ran_effects,
             &self.app,
         );
         let max = self.flow.budget().own;
@@ -101,22 +101,22 @@ impl Round<'_> {
         // needs no growing.
         let claims_len = SKELETON_LEN
             .saturating_add(own)
-            .saturating_add(self.proven_len);
+            .saturating_add(self.answers_len);
         let mut contents = StateContents::new(self.app);
         for (key, digest) in self.next.questions {
             contents = contents.question_digest(key, digest);
         }
-        for (key, proven) in self.proven {
+        for (key, proven) in self.answers {
             contents = contents.answer(key, proven);
         }
         for (key, reask) in self.next.reasks {
             contents = contents.reask(key, reask);
         }
-        for name in self.ran {
+        for name in self.ran_effects {
             contents = contents.ran_effect(name);
         }
         let arguments = self
-            .arguments
+            .arguments_digest
             .unwrap_or_else(|| arguments_digest(&self.call));
         let binding = binding(&self.call, arguments);
         let codec = self.flow.codec();

@@ -201,7 +201,7 @@ pub struct Opened {
     call: Call,
     claims: Option<Claims<App>>,
     /// The digest of the call's arguments, when opening the state made it.
-    arguments: Option<JsonDigest>,
+    arguments_digest: Option<JsonDigest>,
 }
 
 impl Opened {
@@ -211,7 +211,7 @@ impl Opened {
         let Self {
             call,
             claims,
-            arguments,
+            arguments_digest,
         } = self;
         let (claims, contents) = match claims {
             Some(claims) => {
@@ -221,7 +221,7 @@ impl Opened {
             None => (None, StateContents::new(None)),
         };
         let parts = contents.into_parts();
-        let proven_len = parts
+        let answers_len = parts
             .answers
             .iter()
             .map(|(key, proven)| budget::answer_len(key, proven.response()))
@@ -230,14 +230,14 @@ impl Opened {
             flow,
             call,
             claims,
-            asked: parts.questions,
-            reasked: parts.reasks,
-            proven: parts.answers,
-            proven_len,
-            ran: parts.ran_effects,
+            questions: parts.questions,
+            reasks: parts.reasks,
+            answers: parts.answers,
+            answers_len,
+            ran_effects: parts.ran_effects,
             app: parts.app,
             next: Next::default(),
-            arguments,
+            arguments_digest,
             fresh_id: OnceLock::new(),
         }
     }
@@ -247,7 +247,7 @@ impl Opened {
         Self {
             call,
             claims: None,
-            arguments: None,
+            arguments_digest: None,
         }
     }
 
@@ -256,7 +256,7 @@ impl Opened {
         Self {
             call,
             claims: Some(claims),
-            arguments: Some(digest),
+            arguments_digest: Some(digest),
         }
     }
 }

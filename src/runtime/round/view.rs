@@ -81,15 +81,15 @@ pub struct Round<'f> {
     /// the fields below.
     pub(super) claims: Option<Claims<()>>,
     /// The questions the opened state says were asked.
-    pub(super) asked: BTreeMap<String, JsonDigest>,
+    pub(super) questions: BTreeMap<String, JsonDigest>,
     /// Which of them were re-asks, and after how many invalid answers.
-    pub(super) reasked: BTreeMap<String, Reask>,
+    pub(super) reasks: BTreeMap<String, Reask>,
     /// Answers proven by this round or an earlier one.
-    pub(super) proven: BTreeMap<String, ProvenAnswer>,
-    /// What `proven` takes of the answer budget.
-    pub(super) proven_len: usize,
+    pub(super) answers: BTreeMap<String, ProvenAnswer>,
+    /// What `answers` takes of the answer budget.
+    pub(super) answers_len: usize,
     /// The effects that ran in this flow, this round's included.
-    pub(super) ran: BTreeSet<String>,
+    pub(super) ran_effects: BTreeSet<String>,
     /// The application data as the claims hold it (JSON text; `None` for
     /// none): carried from state to state as it is, never parsed into a tree
     /// unless the handler reads it.
@@ -97,7 +97,7 @@ pub struct Round<'f> {
     /// What this round asks.
     pub(super) next: Next,
     /// The digest of the call's arguments, when opening the state made it.
-    pub(super) arguments: Option<JsonDigest>,
+    pub(super) arguments_digest: Option<JsonDigest>,
     /// On round 1, the flow id drawn when the handler asked for it: the
     /// state this round mints carries it.
     pub(super) fresh_id: OnceLock<FlowId>,
@@ -328,10 +328,10 @@ impl Round<'_> {
     /// The marker holds `name` only, never the result; effect names take
     /// part of the state's own share ([`Flow::answer_budget`]).
     pub fn once<R>(&mut self, name: &str, effect: impl FnOnce() -> R) -> Option<R> {
-        if self.ran.contains(name) {
+        if self.ran_effects.contains(name) {
             return None;
         }
-        self.ran.insert(name.to_owned());
+        self.ran_effects.insert(name.to_owned());
         Some(effect())
     }
 }
@@ -366,7 +366,7 @@ impl Round<'_> {
     ) -> Result<Option<R>, E> {
         match self.once(name, effect).transpose() {
             Err(error) => {
-                self.ran.remove(name);
+                self.ran_effects.remove(name);
                 Err(error)
             }
             ran => ran,
@@ -380,10 +380,10 @@ impl fmt::Debug for Round<'_> {
             .field("method", &self.method())
             .field("target", &self.target())
             .field("number", &self.number())
-            .field("asked", &self.asked)
-            .field("reasked", &self.reasked)
-            .field("proven", &self.proven)
-            .field("ran", &self.ran)
+            .field("asked", &self.questions)
+            .field("reasked", &self.reasks)
+            .field("proven", &self.answers)
+            .field("ran", &self.ran_effects)
             .field("asking", &self.next.questions)
             .field("reasking", &self.next.reasks)
             .field("missing", &self.next.missing)

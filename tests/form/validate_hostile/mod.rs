@@ -2,8 +2,9 @@
 //!
 //! Each case is raw bytes, parsed with `parse_strict` (default limits unless
 //! stated) and, when that succeeds, validated against one form (`case`).
-//! One file of cases per rule; the tests are `outcomes`, and `differential`
-//! (the screen's pass without a tree refuses them as the parse does).
+//! One file of cases per rule (`strict_json`, `envelope`, `values`,
+//! `choices`); the tests are `outcomes`, and `differential` (the screen's
+//! pass without a tree refuses them as the parse does).
 
 #![allow(
     clippy::panic,

@@ -1,5 +1,5 @@
-//! The replay guards, one module per guard: the memory guard, and the Redis
-//! guard against real `redis-server`s (feature `redis`).
+//! The replay guards, one module per guard: the memory guard (`memory`), and
+//! the Redis guard against real `redis-server`s (`redis/`, feature `redis`).
 
 mod memory;
 #[cfg(feature = "redis")]

@@ -1,7 +1,8 @@
 //! The README's whole server (`examples/src/bin/minimal_server.rs`), run
 //! as its binary on a free loopback port and driven over HTTP: `ShipOrder`
 //! asks, then ships; a call without the bearer token gets `401`; a refused
-//! state, a replay and an invalid answer each log one line with its reason.
+//! state, a replay and an invalid answer each log one line with its reason;
+//! `RUST_LOG` picks the targets logged.
 
 #![allow(
     clippy::unwrap_used,
@@ -27,8 +28,19 @@ const KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
 /// Starts the binary on a free port with a key and the token, and waits
 /// until it accepts connections; its stderr goes to `stderr`.
 async fn start(stderr: Stdio) -> (Running, SocketAddr) {
+    start_logging(stderr, None).await
+}
+
+/// [`start`], with `RUST_LOG` set to `rust_log` (`None`: unset, the
+/// binary's default).
+async fn start_logging(stderr: Stdio, rust_log: Option<&str>) -> (Running, SocketAddr) {
     let addr = free_addr();
-    let child = Command::new(env!("CARGO_BIN_EXE_minimal_server"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_minimal_server"));
+    match rust_log {
+        Some(filter) => command.env("RUST_LOG", filter),
+        None => command.env_remove("RUST_LOG"),
+    };
+    let child = command
         .env("MRTR_GUARD_KEY", KEY)
         .env("MCP_TOKEN", TOKEN)
         .env("PORT", addr.port().to_string())
@@ -39,6 +51,20 @@ async fn start(stderr: Stdio) -> (Running, SocketAddr) {
     let mut server = Running(child);
     wait_listening(&mut server, addr).await;
     (server, addr)
+}
+
+/// Stops `server` and returns what it wrote to its (piped) stderr.
+fn log_of(mut server: Running) -> String {
+    let _ = server.0.kill();
+    let mut log = String::new();
+    server
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut log)
+        .unwrap();
+    log
 }
 
 #[tokio::test]
@@ -85,7 +111,7 @@ async fn the_readme_server_refuses_a_call_without_the_token() {
 /// with its own reason, and no line holds a state or a submitted value.
 #[tokio::test]
 async fn the_readme_server_logs_each_refusal_once_with_its_reason() {
-    let (mut server, addr) = start(Stdio::piped()).await;
+    let (server, addr) = start(Stdio::piped()).await;
     let asked = call(addr, TOKEN, "ShipOrder", &first("ShipOrder")).await;
     let first_state = state_of(&asked).unwrap();
     let answer = |number: &str| json!({"ship": {"action": "accept", "content": {"tracking_number": number}}});
@@ -114,15 +140,7 @@ async fn the_readme_server_logs_each_refusal_once_with_its_reason() {
     let replayed = call(addr, TOKEN, "ShipOrder", &params).await;
     assert_eq!(replayed, done);
 
-    let _ = server.0.kill();
-    let mut log = String::new();
-    server
-        .0
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut log)
-        .unwrap();
+    let log = log_of(server);
     let lines: Vec<&str> = log
         .lines()
         .filter(|line| line.contains(" reason=\""))
@@ -154,6 +172,37 @@ async fn the_readme_server_logs_each_refusal_once_with_its_reason() {
             let window = &token[at..at + 12];
             assert!(!log.contains(window), "state text {window:?} in {log}");
         }
+    }
+}
+
+/// `RUST_LOG` takes effect: with `mrtr_guard=info,rmcp=warn` (as the README
+/// runs it) mrtr-guard's line for an invalid answer is logged and none of
+/// the `INFO` lines `rmcp` logs for each request; with `rmcp=info`, those
+/// and not mrtr-guard's.
+#[tokio::test]
+async fn rust_log_picks_what_the_readme_server_logs() {
+    for (rust_log, ours, rmcp_info) in [
+        ("mrtr_guard=info,rmcp=warn", true, false),
+        ("rmcp=info", false, true),
+    ] {
+        let (server, addr) = start_logging(Stdio::piped(), Some(rust_log)).await;
+        let asked = call(addr, TOKEN, "ShipOrder", &first("ShipOrder")).await;
+        let empty = json!({"ship": {"action": "accept", "content": {"tracking_number": ""}}});
+        let params = retry("ShipOrder", empty, &state_of(&asked).unwrap());
+        let reasked = call(addr, TOKEN, "ShipOrder", &params).await;
+        assert!(state_of(&reasked).is_some(), "{reasked}");
+        let log = log_of(server);
+        // Whether `line` is an event of `target` (or a module under it).
+        let from = |line: &str, target: &str| line.split(' ').any(|word| word.starts_with(target));
+        let invalid = log
+            .lines()
+            .any(|line| from(line, "mrtr_guard::runtime") && line.contains("invalid_answer"));
+        let rmcp = log
+            .lines()
+            .filter(|line| line.contains(" INFO ") && from(line, "rmcp::"))
+            .count();
+        assert_eq!(invalid, ours, "RUST_LOG={rust_log}: {log}");
+        assert_eq!(rmcp > 0, rmcp_info, "RUST_LOG={rust_log}: {log}");
     }
 }
 

@@ -8,8 +8,11 @@
 //! Redis replay guard under a stalled Redis and shared by two servers
 //! (`redis`); the README's whole server, run as its binary
 //! (`minimal`); and the demo's opt-in Prometheus exporter (`metrics`).
-//! `binary` runs a demo binary as a process; `authentication` counts the
-//! principal function's runs: once a request, on every path.
+//! Every demo binary's command line: `--help` and usage errors (`usage`).
+//! `binary` runs a demo binary as a process, `server` serves the demo's
+//! router in process on a free port; `tasks/` drives `export_orders` as a
+//! task; `authentication` counts the principal function's runs: once a
+//! request, on every path.
 
 mod authentication;
 mod binary;
@@ -24,3 +27,4 @@ mod server;
 mod sessions;
 mod start_up;
 mod tasks;
+mod usage;

@@ -4,7 +4,7 @@
 //! README's snippets checked against them (`readme`), mounting with
 //! `McpServer` (`wiring`), and `McpHandler` under `rmcp`'s own `2025-11-25`
 //! client (`legacy`) and the forms each session revision is sent
-//! (`legacy_revisions`).
+//! (`legacy_revisions`), on the session both drive (`legacy_session`).
 
 mod legacy;
 mod legacy_revisions;

@@ -1,6 +1,10 @@
 //! Whole multi-round flows, in process: the demo's tools driven round by
-//! round, and every way a retry can be refused. One file per rule; the tools
-//! they drive are `tools.rs`.
+//! round, and every way a retry can be refused. One file per rule: the
+//! demo's tools down each path (`ship_and_signup`), several asks in a round
+//! (`asks`), which answers count (`answers`), invalid answers asked again
+//! (`reasks`), the bytes a state has for answers (`answer_budget`), what the
+//! client declared (`capabilities`), side effects once (`effects`), every
+//! refused retry (`refusals`); the tools they drive are `tools.rs`.
 
 #![allow(
     clippy::unwrap_used,

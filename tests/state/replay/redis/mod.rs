@@ -1,7 +1,9 @@
 //! The Redis replay guard against real `redis-server`s (feature `redis`;
 //! `tls`, feature `redis-tls`),
-//! one file per rule; `support` says which servers they run against and
-//! holds the fixtures they share.
+//! one file per rule: `single_use`, `shares`, `commit`, `connection`,
+//! `timeouts`, `eviction`, `losses`, `replicas`, `events`, `cluster`. `support`
+//! says which servers they run against and holds the fixtures they share;
+//! `scripted` starts the servers a test restarts.
 
 mod cluster;
 mod commit;
