@@ -4,6 +4,14 @@
 //! answers its record holds, on whichever instance took the step that
 //! resumed it: the checks of every answer are the round's, as on the
 //! stateless and the legacy paths.
+//!
+//! The files: `settings` (which tools run as tasks, the store, the limits,
+//! the defaults), `host` (the host: who may see a task, the one way a task
+//! changes), `call` (a `tools/call` through the host: the `-32021` gate, a
+//! task created, a final round's answer remembered), `run` (a task's run
+//! and its lease), `methods` (`tasks/get`, `tasks/update`,
+//! `tasks/cancel`), `view` (a task as the client sees it), `inbox`
+//! ([`TaskInbox`]: asking a task's client from outside its handler).
 
 #[cfg(feature = "server")]
 mod call;
