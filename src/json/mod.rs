@@ -22,4 +22,4 @@ pub use digest::JsonDigest;
 pub use scan::check_strict;
 #[cfg(feature = "tower")]
 pub(crate) use scan::scan_strict;
-pub use strict::{JsonError, Limits, parse_strict};
+pub use strict::{JsonError, Limits, RESERVED_KEY_PREFIX, parse_strict};

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
 
-use super::strict::{JsonError, Limits};
+use super::strict::{JsonError, Limits, is_reserved_key};
 
 /// The most containers `serde_json` nests before its own recursion limit:
 /// the depth cap is never higher, so both parsers refuse the same bodies.
@@ -18,16 +18,16 @@ const SERDE_JSON_MAX_DEPTH: usize = 127;
 const KEYS_IN_A_LIST: usize = 8;
 
 /// Checks untrusted bytes as [`parse_strict`](super::parse_strict) does (the
-/// byte and depth caps, duplicate keys however spelled, trailing data, lone
-/// surrogates, numbers beyond `f64`, invalid UTF-8, raw control
-/// characters), without building a value: for a caller that then reads the
-/// bytes with its own types.
+/// byte and depth caps, duplicate keys however spelled, the keys
+/// `serde_json` reserves, trailing data, lone surrogates, numbers beyond
+/// `f64`, invalid UTF-8, raw control characters), without building a value:
+/// for a caller that then reads the bytes with its own types.
 ///
-/// Bind, compare or validate a value taken from [`parse_strict`]'s tree,
-/// not one read again with `serde_json::Value`: with `serde_json`'s
-/// `raw_value` feature on (this crate turns it on), `Value` reads an object
-/// whose first key is `"$serde_json::private::RawValue"` as the JSON text
-/// inside it, where the tree, and a `Map` of typed fields, keep the key.
+/// Bytes that pass read the same through [`parse_strict`]'s tree and through
+/// `serde_json::Value`: the one key that would make `Value` read an object
+/// as the JSON text inside it (`"$serde_json::private::RawValue"`, with the
+/// `raw_value` feature this crate turns on) is refused in every object
+/// ([`JsonError::ReservedKey`]), however it is spelled.
 ///
 /// [`parse_strict`]: super::parse_strict
 ///
@@ -89,6 +89,7 @@ pub(crate) fn scan_strict(
 enum Kind {
     TooDeep(usize),
     DuplicateKey,
+    ReservedKey,
     TrailingData,
     LoneSurrogate,
     NumberOutOfRange,
@@ -122,6 +123,7 @@ impl<'a, 'p> Scanner<'a, 'p> {
         match kind {
             Kind::TooDeep(max) => JsonError::TooDeep { max, line, column },
             Kind::DuplicateKey => JsonError::DuplicateKey { line, column },
+            Kind::ReservedKey => JsonError::ReservedKey { line, column },
             Kind::TrailingData => JsonError::TrailingData { line, column },
             Kind::LoneSurrogate => JsonError::LoneSurrogate { line, column },
             Kind::NumberOutOfRange => JsonError::NumberOutOfRange { line, column },
@@ -226,8 +228,12 @@ impl<'a, 'p> Scanner<'a, 'p> {
                 _ => return Err(self.back_error(Kind::Syntax)),
             }
             let key = self.string(true)?;
+            let reserved = is_reserved_key(&key);
             if !keys.insert(key.clone()) {
                 return Err(self.error(Kind::DuplicateKey));
+            }
+            if reserved {
+                return Err(self.error(Kind::ReservedKey));
             }
             self.skip_whitespace();
             match self.next_byte()? {
@@ -562,6 +568,12 @@ mod tests {
             r#"{"a":1,"a":2}"#,
             r#"{"a":1,"\u0061":2}"#,
             r#"{"a":{"b":1,"b":2}}"#,
+            r#"{"$serde_json::private::RawValue":"1"}"#,
+            r#"{"\u0024serde_json::private::RawValue":"1"}"#,
+            r#"{"a":[{"$serde_json::private::Number":"1"}]}"#,
+            r#"{"$serde_json::private::RawValue":1,"$serde_json::private::RawValue":2}"#,
+            r#"{"x$serde_json::private::RawValue":1}"#,
+            r#"{"$serde_json::private:":1}"#,
             r#""\ud800""#,
             r#""\udc00""#,
             r#""\ud800\u0041""#,

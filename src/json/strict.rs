@@ -98,6 +98,18 @@ pub enum JsonError {
         /// Column.
         column: usize,
     },
+    /// An object key `serde_json` reserves for itself
+    /// ([`RESERVED_KEY_PREFIX`]`…`): with its `raw_value` feature (which
+    /// this crate turns on, and features unify), `serde_json::Value` reads an
+    /// object whose first key is `"$serde_json::private::RawValue"` as the
+    /// JSON *text* of its string, so a reader of the body through `Value`
+    /// (rmcp, a handler) would see another value than the one checked here.
+    ReservedKey {
+        /// Line.
+        line: usize,
+        /// Column.
+        column: usize,
+    },
     /// Something follows the JSON value.
     TrailingData {
         /// Line.
@@ -162,6 +174,11 @@ impl fmt::Display for JsonError {
                 );
             }
             Self::DuplicateKey { line, column } => ("duplicate object key", line, column),
+            Self::ReservedKey { line, column } => (
+                "object key reserved by serde_json ($serde_json::private::...)",
+                line,
+                column,
+            ),
             Self::TrailingData { line, column } => {
                 ("trailing data after the json value", line, column)
             }
@@ -201,8 +218,9 @@ impl std::error::Error for JsonError {}
 /// # Errors
 ///
 /// One [`JsonError`] per rule: too large (checked before reading), too deep,
-/// duplicate key, trailing data, lone surrogate, number out of range, invalid
-/// UTF-8, raw control character, unexpected end, other syntax.
+/// duplicate key, a key `serde_json` reserves, trailing data, lone surrogate,
+/// number out of range, invalid UTF-8, raw control character, unexpected
+/// end, other syntax.
 pub fn parse_strict(bytes: &[u8], limits: &Limits) -> Result<Value, JsonError> {
     if bytes.len() > limits.max_bytes {
         return Err(JsonError::TooLarge {
@@ -223,11 +241,23 @@ pub fn parse_strict(bytes: &[u8], limits: &Limits) -> Result<Value, JsonError> {
     Ok(value)
 }
 
+/// How every object key `serde_json` reserves for itself begins: its
+/// `raw_value` feature's `$serde_json::private::RawValue`, its
+/// `arbitrary_precision` feature's `$serde_json::private::Number`. Refused
+/// in every object of untrusted JSON ([`JsonError::ReservedKey`]).
+pub const RESERVED_KEY_PREFIX: &str = "$serde_json::private::";
+
+/// Whether `key` is one `serde_json` reserves ([`RESERVED_KEY_PREFIX`]).
+pub(crate) fn is_reserved_key(key: &str) -> bool {
+    key.starts_with(RESERVED_KEY_PREFIX)
+}
+
 /// A failure our visitor found, kept beside `serde_json`'s error.
 #[derive(Debug, Clone, Copy)]
 enum AbortReason {
     TooDeep,
     DuplicateKey,
+    ReservedKey,
 }
 
 fn classify(e: &serde_json::Error, failure: Option<AbortReason>, limits: &Limits) -> JsonError {
@@ -241,6 +271,7 @@ fn classify(e: &serde_json::Error, failure: Option<AbortReason>, limits: &Limits
             };
         }
         Some(AbortReason::DuplicateKey) => return JsonError::DuplicateKey { line, column },
+        Some(AbortReason::ReservedKey) => return JsonError::ReservedKey { line, column },
         None => {}
     }
     let msg = e.to_string();
@@ -357,6 +388,9 @@ impl<'de> Visitor<'de> for Strict<'_> {
             if out.contains_key(&key) {
                 return Err(self.fail(AbortReason::DuplicateKey));
             }
+            if is_reserved_key(&key) {
+                return Err(self.fail(AbortReason::ReservedKey));
+            }
             let v = map.next_value_seed(Strict {
                 depth_left: child.depth_left,
                 failure: child.failure,
@@ -382,6 +416,20 @@ mod tests {
             Err(JsonError::DuplicateKey { .. })
         ));
         assert!(matches!(parse("{} x"), Err(JsonError::TrailingData { .. })));
+        for reserved in [
+            r#"{"$serde_json::private::RawValue":"{}"}"#,
+            r#"{"a":1,"$serde_json::private::RawValue":"{}"}"#,
+            r#"[{"\u0024serde_json::private::RawValue":"{}"}]"#,
+            r#"{"$serde_json::private::Number":"1"}"#,
+        ] {
+            assert!(
+                matches!(parse(reserved), Err(JsonError::ReservedKey { .. })),
+                "{reserved}"
+            );
+        }
+        // Only the prefix is reserved, and only at the start of a key.
+        assert!(parse(r#"{"x$serde_json::private::RawValue":1}"#).is_ok());
+        assert!(parse(r#"{"$serde_json::private:":1}"#).is_ok());
         assert!(matches!(
             parse(r#""\ud800""#),
             Err(JsonError::LoneSurrogate { .. })

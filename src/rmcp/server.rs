@@ -49,8 +49,8 @@ enum Auth {
 /// [`legacy`](McpServerBuilder::legacy)), behind [`ScreenLayer`], which
 ///
 /// - refuses bodies `rmcp` would misread (duplicate keys, `null` retry
-///   fields, over 1 MiB or 32 levels deep) and bodies that take over 10 s
-///   to arrive;
+///   fields, the object keys `serde_json` reserves, over 1 MiB or 32 levels
+///   deep) and bodies that take over 10 s to arrive;
 /// - refuses a retry (`requestState` or `inputResponses`) unless its
 ///   `MCP-Protocol-Version` header and its `_meta` both say 2026-07-28 and
 ///   its `Mcp-Method` and `Mcp-Name` headers say what its body says;

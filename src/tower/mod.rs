@@ -13,9 +13,12 @@
 //!   so;
 //! - checked strictly, as [`screen_body`] parses (duplicate keys, lone
 //!   surrogates, trailing data, nesting deeper than [`Limits::max_depth`],
-//!   invalid UTF-8 are refused with HTTP 400 and [`RpcError::parse_error`],
-//!   `-32700`), in one pass that builds no tree ([`check_strict`]): only the
-//!   members the checks below read are decoded;
+//!   invalid UTF-8, and the object keys `serde_json` reserves, under which
+//!   its own `Value` would read an object as the JSON text of a string, are
+//!   refused with HTTP 400 and [`RpcError::parse_error`], `-32700`), in one
+//!   pass that builds no tree ([`check_strict`]): only the members the
+//!   checks below read are decoded. What passes reads the same through the
+//!   screen's tree and through `serde_json::Value` (`rmcp`'s, a handler's);
 //! - for `tools/call`, `prompts/get` and `resources/read`, checked for
 //!   retry fields `rmcp`'s types would misread: a `requestState` that is
 //!   not a string (`null` included) gets

@@ -162,6 +162,19 @@ fn duplicate_key_is_a_parse_error() {
 }
 
 #[test]
+fn a_key_serde_json_reserves_is_a_parse_error() {
+    // `serde_json::Value` would read the arguments as `{}`, the text inside.
+    let detail = parse_error_detail(
+        &ScreenLayer::new(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"$serde_json::private::RawValue":"{}"}}}"#,
+    );
+    assert!(
+        detail.starts_with("object key reserved by serde_json"),
+        "{detail}"
+    );
+}
+
+#[test]
 fn lone_surrogate_is_a_parse_error() {
     let detail = parse_error_detail(
         &ScreenLayer::new(),
@@ -207,12 +220,22 @@ fn hostile_json_anywhere_in_a_call_is_a_parse_error() {
         "\"\u{1}\"",
         "[1,]",
         "01",
+        // `serde_json`'s reserved keys: `Value` (with `raw_value`, on in this
+        // crate) would read the first as the JSON text of its string, so a
+        // reader of the body through `Value` (rmcp, a handler, a gateway's
+        // log) and the screen's tree would see two different values.
+        r#"{"$serde_json::private::RawValue":"{\"a\":1,\"a\":2}"}"#,
+        r#"{"\u0024serde_json::private::RawValue":"1"}"#,
+        r#"[{"x":{"$serde_json::private::RawValue":"[[[]]]"}}]"#,
+        r#"{"$serde_json::private::Number":"1"}"#,
     ];
     let places = [
         r#"{"jsonrpc":"2.0","id":F,"method":"tools/call","params":{"name":"t"}}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"x":F}}}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","requestState":"s","inputResponses":{"k":{"action":"accept","content":{"x":F}}}}}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"x":F}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tasks/update","params":{"taskId":"t","inputResponses":{"k":{"action":"accept","content":{"x":F}}}}}"#,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tasks/update","params":{"taskId":"t","inputResponses":{"k":F}}}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","unread":F}}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"},"unread":F}"#,
         r#"{"jsonrpc":"2.0","id":1,"method":"notifications/x","params":{"deep":[F]}}"#,
@@ -353,13 +376,6 @@ fn null_retry_fields_are_refused_on_the_three_retry_methods() {
         (
             "tools/call",
             json!({"name": "t", "requestState": 7}),
-            Some(-32602),
-        ),
-        // An object is not a string, whatever its one member is named:
-        // `serde_json`'s own `Value` would read this one as the text inside.
-        (
-            "tools/call",
-            json!({"name": "t", "requestState": {"$serde_json::private::RawValue": "\"s\""}}),
             Some(-32602),
         ),
         // Not a call that retries: the service behind decides.

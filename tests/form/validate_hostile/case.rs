@@ -86,6 +86,9 @@ pub(super) fn raw(s: &str) -> Vec<u8> {
 pub(super) fn is_dup(e: &JsonError) -> bool {
     matches!(e, JsonError::DuplicateKey { .. })
 }
+pub(super) fn is_reserved(e: &JsonError) -> bool {
+    matches!(e, JsonError::ReservedKey { .. })
+}
 pub(super) fn is_surrogate(e: &JsonError) -> bool {
     matches!(e, JsonError::LoneSurrogate { .. })
 }

@@ -6,7 +6,9 @@ use mrtr_guard::form::Reason;
 use mrtr_guard::json::{JsonError, Limits};
 
 use super::case::Expect::*;
-use super::case::{Case, acc, is_control, is_dup, is_eof, is_surrogate, is_syntax, is_utf8, raw};
+use super::case::{
+    Case, acc, is_control, is_dup, is_eof, is_reserved, is_surrogate, is_syntax, is_utf8, raw,
+};
 
 pub(super) fn cases() -> Vec<Case> {
     let d = Limits::default();
@@ -42,6 +44,49 @@ pub(super) fn cases() -> Vec<Case> {
             format!(r#"{{"action":"accept","content":{{"name":"{ten_mb}"}}}}"#).into_bytes(),
             Field("name", Reason::TooLong),
             big,
+        ),
+        // `serde_json::Value` (with `raw_value`, on in this crate) reads an
+        // object whose first key is this token as the JSON text of its
+        // string: a reader through `Value` would see `{"name":"Eve"}`, or
+        // duplicate keys and any depth inside the string, where the tree
+        // sees a one-member object. Refused in every object, however spelled.
+        (
+            "serde_json's raw-value key as the content",
+            raw(
+                r#"{"action":"accept","content":{"$serde_json::private::RawValue":"{\"name\":\"Eve\",\"name\":\"Ada\"}"}}"#,
+            ),
+            Json(is_reserved),
+            d,
+        ),
+        (
+            "serde_json's raw-value key in a value",
+            acc(r#""x":[{"$serde_json::private::RawValue":"1"}]"#),
+            Json(is_reserved),
+            d,
+        ),
+        (
+            "serde_json's raw-value key after another key",
+            acc(r#""x":{"a":1,"$serde_json::private::RawValue":"1"}"#),
+            Json(is_reserved),
+            d,
+        ),
+        (
+            "serde_json's raw-value key spelled with an escape",
+            acc(r#""x":{"\u0024serde_json::private::RawValue":"1"}"#),
+            Json(is_reserved),
+            d,
+        ),
+        (
+            "serde_json's arbitrary-precision number key",
+            acc(r#""x":{"$serde_json::private::Number":"1"}"#),
+            Json(is_reserved),
+            d,
+        ),
+        (
+            "a key that only holds serde_json's token is an unknown key",
+            acc(r#""x$serde_json::private::RawValue":1"#),
+            Accepted(1, None),
+            d,
         ),
         (
             "duplicate action",

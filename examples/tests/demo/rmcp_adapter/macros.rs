@@ -358,16 +358,12 @@ async fn a_state_is_bound_to_the_raw_arguments() {
     let extra = json!({"orderId": "A-1", "priority": "overnight"});
     let padded = two_rounds(shop(), "ShipOrderById", a1, extra, answer("1Z")).await;
     assert_eq!(padded["error"]["code"], -32602, "{padded}");
-    // Arguments whose one member is `serde_json`'s raw-value token are what
-    // the tool's extractors read (that member), not the text inside it,
-    // which `serde_json`'s own `Value` reads: bound as sent, so the state of
-    // `{}` does not ship them.
+    // Arguments whose one member is `serde_json`'s raw-value token, which
+    // `serde_json`'s own `Value` would read as the text inside it (`{}`,
+    // what the state is bound to): refused before anything reads them.
     let token = json!({"$serde_json::private::RawValue": "{}"});
     let wrapped = two_rounds(shop(), "ShipOrder", json!({}), token, answer("1Z")).await;
-    assert_eq!(
-        wrapped["error"]["message"], "Invalid or expired requestState",
-        "{wrapped}"
-    );
+    assert_eq!(wrapped["error"]["code"], -32700, "{wrapped}");
 }
 
 // ---- rmcp's own request-state, for comparison ------------------------------------------

@@ -151,3 +151,44 @@ async fn a_decline_inside_the_task_reaches_the_handler_as_an_answer() {
         "{done}"
     );
 }
+
+#[tokio::test]
+async fn an_answer_serde_json_would_read_otherwise_is_refused_and_changes_nothing() {
+    let addr = start().await;
+    let (created, _) = create(addr, "ada").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let parked = settled(addr, "ada", &id).await;
+    let key = outstanding(&parked);
+    // `serde_json::Value` (rmcp's, with `raw_value` on) reads this object as
+    // the answer inside the string: a decline that the screen would have
+    // seen as a one-member object, and that carries a duplicate key.
+    let inside = r#"{"action":"decline","action":"accept","content":{"includeRefunds":true}}"#;
+    let smuggled = json!({key.clone(): {"$serde_json::private::RawValue": inside}});
+    let refused = update(addr, "ada", &id, smuggled).await;
+    assert_eq!(refused["error"]["code"], -32700, "{refused}");
+    assert_eq!(
+        settled(addr, "ada", &id).await,
+        parked,
+        "the task is as it was"
+    );
+    // In a nested argument and in `_meta`, likewise, before any round.
+    let mut params = export(&task_meta(), None);
+    params["arguments"]["filter"] = json!({"$serde_json::private::RawValue": "{}"});
+    let call = rpc(addr, "ada", "tools/call", "export_orders", &params).await;
+    assert_eq!(call["error"]["code"], -32700, "{call}");
+    let mut meta = task_meta();
+    meta["x"] = json!([{"$serde_json::private::RawValue": "1"}]);
+    let call = rpc(
+        addr,
+        "ada",
+        "tools/call",
+        "export_orders",
+        &export(&meta, None),
+    )
+    .await;
+    assert_eq!(call["error"]["code"], -32700, "{call}");
+    // The owner's real answer still completes the task.
+    let ack = update(addr, "ada", &id, json!({key: refunds(&json!(true))})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    assert_eq!(settled(addr, "ada", &id).await["status"], "completed");
+}
