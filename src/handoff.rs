@@ -19,13 +19,16 @@
 //! - [`TaskOffer`] and [`ReplayNoted`]: what the task host tells a tool's
 //!   round (may it become a task?) and what the round tells it back (was
 //!   its state a replay?);
+//! - [`AtCapacity`]: a call the adapter refused at a cap (a task it could
+//!   not create), which the screen answers with HTTP 429 and `Retry-After`
+//!   around the adapter's JSON-RPC error;
 //! - [`TaskStart`]: a round that ends as a task, as the tool's response
 //!   hands it to the task host;
 //! - [`LegacyRetry`]: a run whose retry fields the legacy rounds made from
 //!   answers collected over a `2025-11-25` session.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -217,6 +220,28 @@ impl TaskStart {
             }
             _ => None,
         }
+    }
+}
+
+/// A call refused at a cap by the layers behind the screen: `rmcp` answers
+/// an error from a handler with HTTP 200, so the screen, which put this
+/// slot in the call's parts, answers 429 with `Retry-After` (seconds) when
+/// the slot is set. Nothing the client or a tool's output can write sets it.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct AtCapacity(Arc<OnceLock<u64>>);
+
+impl AtCapacity {
+    /// Tells the screen, if it listens on `parts`, to answer 429 and
+    /// `Retry-After: retry_after_secs`.
+    pub(crate) fn note(parts: Option<&http::request::Parts>, retry_after_secs: u64) {
+        if let Some(slot) = parts.and_then(|parts| parts.extensions.get::<Self>()) {
+            let _ = slot.0.set(retry_after_secs);
+        }
+    }
+
+    /// The `Retry-After` to answer with, if a layer behind noted a cap.
+    pub(crate) fn retry_after(&self) -> Option<u64> {
+        self.0.get().copied()
     }
 }
 

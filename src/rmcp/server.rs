@@ -162,7 +162,9 @@ impl McpServerBuilder {
     /// The caps on tasks: at most `per_principal` for one principal and
     /// `total` in the store ([`DEFAULT_TASKS_PER_PRINCIPAL`](super::DEFAULT_TASKS_PER_PRINCIPAL),
     /// [`DEFAULT_TASKS_TOTAL`](super::DEFAULT_TASKS_TOTAL)); ended tasks count until their TTL. A call
-    /// that would create one more is refused with HTTP 429 and `-32000`.
+    /// that would create one more is refused with HTTP 429, `Retry-After`
+    /// (the poll interval) and `-32000`
+    /// ([`RpcError::tasks_at_capacity`](crate::RpcError::tasks_at_capacity)).
     #[must_use]
     pub fn task_limits(mut self, per_principal: usize, total: usize) -> Self {
         self.tasks.limits = TaskLimits {

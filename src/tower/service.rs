@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, WWW_AUTHENTICATE};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
@@ -20,7 +20,7 @@ use tower_service::Service;
 
 use super::members::{Member, Members};
 use super::order::in_declared_order;
-use crate::handoff::{CallId, PrincipalFn, RawArguments, authenticate};
+use crate::handoff::{AtCapacity, CallId, PrincipalFn, RawArguments, authenticate};
 use crate::json::Limits;
 use crate::wire::{HeaderCheck, RpcError, retry_fields};
 
@@ -143,11 +143,16 @@ where
             let (mut parts, body) = request.into_parts();
             match screen(&config, &mut parts, body).await {
                 Ok(bytes) => {
+                    let capacity = parts.extensions.get::<AtCapacity>().cloned();
                     let request = Request::from_parts(parts, Either::Left(Full::new(bytes)));
                     let response = inner.call(request).await?;
-                    Ok(in_declared_order(response, config.max_response_bytes)
+                    let mut response = in_declared_order(response, config.max_response_bytes)
                         .await
-                        .unwrap_or_else(|error| refusal(&Value::Null, &error)))
+                        .unwrap_or_else(|error| refusal(&Value::Null, &error));
+                    if let Some(secs) = capacity.as_ref().and_then(AtCapacity::retry_after) {
+                        too_many_requests(&mut response, secs);
+                    }
+                    Ok(response)
                 }
                 Err((id, error)) => Ok(refusal(&id, &error)),
             }
@@ -220,8 +225,13 @@ where
             .check(header_pairs(&parts.headers), &body.for_header_check())
             .map_err(|error| (body.id(), error))?;
     }
-    if let (Some(_), Some(id)) = (method, body.value(Member::Id)) {
+    if let (Some(method), Some(id)) = (method, body.value(Member::Id)) {
         parts.extensions.insert(CallId::new(id));
+        // A call the layers behind may refuse at a cap (a task it cannot
+        // create): they tell the screen through this slot.
+        if method == crate::wire::Method::ToolsCall {
+            parts.extensions.insert(AtCapacity::default());
+        }
         if let Some((method, target)) = kept {
             parts
                 .extensions
@@ -258,6 +268,14 @@ where
             Err(RpcError::body_too_large(max))
         }
         Err(_) => Err(RpcError::parse_error("the request body could not be read")),
+    }
+}
+
+/// `response` as a refusal at a cap: HTTP 429 and `Retry-After`.
+pub(crate) fn too_many_requests<B>(response: &mut Response<B>, retry_after_secs: u64) {
+    *response.status_mut() = StatusCode::TOO_MANY_REQUESTS;
+    if let Ok(value) = HeaderValue::from_str(&retry_after_secs.to_string()) {
+        response.headers_mut().insert(RETRY_AFTER, value);
     }
 }
 

@@ -253,6 +253,27 @@ impl RpcError {
         )
     }
 
+    /// `-32000`, HTTP 429: a task could not be created, at the cap `what`
+    /// (`data.limit`, e.g. `"tasks for this principal"`). What frees room
+    /// is a task of the caller's ending (completed, failed, or cancelled
+    /// with `tasks/cancel`); the server answers with `Retry-After`.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    ///
+    /// let error = RpcError::tasks_at_capacity("tasks for this principal");
+    /// assert_eq!((error.code(), error.http_status()), (-32000, 429));
+    /// ```
+    pub fn tasks_at_capacity(what: &'static str) -> Self {
+        Self::new(
+            Self::CAPACITY_REACHED,
+            "Too many tasks: one must end first (cancel one with tasks/cancel, or wait for one \
+             to finish), then retry",
+            Some(json!({"limit": what})),
+            429,
+        )
+    }
+
     /// `-32600`, HTTP 408: the request body did not arrive in time.
     pub fn body_timeout() -> Self {
         Self::new(Self::INVALID_REQUEST, "Request body timed out", None, 408)

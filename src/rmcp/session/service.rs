@@ -19,8 +19,8 @@ use std::task::{Context, Poll};
 use ::rmcp::transport::StreamableHttpService;
 use ::rmcp::transport::streamable_http_server::session::SessionManager;
 use bytes::Bytes;
-use http::header::{CONTENT_TYPE, RETRY_AFTER};
-use http::{HeaderValue, Method, Request, Response, StatusCode};
+use http::header::CONTENT_TYPE;
+use http::{Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{Either, Full};
 use serde_json::Value;
@@ -30,7 +30,7 @@ use super::book::{CallTicket, SessionBook};
 use super::priming::{Priming, PrimingFilter};
 use super::watched::{Cancel, Watched};
 use crate::handoff::{CallId, Principal};
-use crate::tower::service::{ScreenedBody, refusal};
+use crate::tower::service::{ScreenedBody, refusal, too_many_requests};
 use crate::wire::RpcError;
 
 /// The header that names a `2025-11-25` session.
@@ -301,9 +301,7 @@ const CALL_RETRY_AFTER_SECS: u64 = 5;
 fn at_capacity<R>(limit: &'static str, retry_after_secs: u64) -> Watching<R> {
     log_capacity(limit);
     let mut refused = refusal(&Value::Null, &RpcError::capacity_reached(limit));
-    if let Ok(value) = HeaderValue::from_str(&retry_after_secs.to_string()) {
-        refused.headers_mut().insert(RETRY_AFTER, value);
-    }
+    too_many_requests(&mut refused, retry_after_secs);
     refused
 }
 

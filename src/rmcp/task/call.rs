@@ -19,7 +19,7 @@ use super::host::{TaskHost, duration_ms, store_failed};
 use super::run::spawn;
 use super::settings::TaskSupport;
 use super::view::task;
-use crate::handoff::{RawArguments, ReplayNoted, TaskOffer, TaskStart};
+use crate::handoff::{AtCapacity, RawArguments, ReplayNoted, TaskOffer, TaskStart};
 use crate::metrics;
 use crate::rmcp::error::error_data;
 use crate::runtime::TaskPhase;
@@ -190,13 +190,9 @@ impl TaskHost {
         match created {
             Ok(()) => {}
             Err(TaskStoreError::PrincipalFull) => {
-                return Err(error_data(RpcError::capacity_reached(
-                    "tasks for this principal",
-                )));
+                return Err(self.at_capacity(cx, "tasks for this principal"));
             }
-            Err(TaskStoreError::Full) => {
-                return Err(error_data(RpcError::capacity_reached("tasks")));
-            }
+            Err(TaskStoreError::Full) => return Err(self.at_capacity(cx, "tasks")),
             Err(error) => return Err(store_failed(error)),
         }
         metrics::task_status(record.status.as_str());
@@ -209,6 +205,15 @@ impl TaskHost {
             cx,
         );
         Ok(CreateTaskResult::new(task(&id, &record)))
+    }
+
+    /// The refusal of a task past the cap `what`: HTTP 429, with a
+    /// `Retry-After` of the poll interval the server tells its clients (at
+    /// least a second), through the screen.
+    fn at_capacity(&self, cx: &RequestContext<RoleServer>, what: &'static str) -> ErrorData {
+        let retry_after = self.settings.poll_interval.as_secs().max(1);
+        AtCapacity::note(cx.extensions.get::<http::request::Parts>(), retry_after);
+        error_data(RpcError::tasks_at_capacity(what))
     }
 
     /// Remembers the answer of a final round (one that carried a state and

@@ -122,6 +122,17 @@ pub fn text_of(answer: &Value) -> Option<&str> {
 /// One JSON-RPC request `method` with `params` by `user`, its `Mcp-Name`
 /// header `name`, and the answer, whatever the HTTP status.
 pub async fn rpc(addr: SocketAddr, user: &str, method: &str, name: &str, params: &Value) -> Value {
+    rpc_with_head(addr, user, method, name, params).await.1
+}
+
+/// [`rpc`], with the response's head (status line and headers, lower-cased).
+pub async fn rpc_with_head(
+    addr: SocketAddr,
+    user: &str,
+    method: &str,
+    name: &str,
+    params: &Value,
+) -> (String, Value) {
     let response = exchange(addr, user, method, name, params).await;
     let split = response
         .windows(4)
@@ -134,7 +145,8 @@ pub async fn rpc(addr: SocketAddr, user: &str, method: &str, name: &str, params:
     } else {
         body.to_vec()
     };
-    serde_json::from_slice(&body).unwrap_or_else(|_| panic!("{head}"))
+    let value = serde_json::from_slice(&body).unwrap_or_else(|_| panic!("{head}"));
+    (head, value)
 }
 
 /// `_meta` of a request that declares the Tasks extension.

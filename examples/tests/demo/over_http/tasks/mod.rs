@@ -26,7 +26,7 @@ use mrtr_guard::{Field, Form, MasterKey, MemoryReplayGuard, StateCodec};
 use mrtr_guard_examples::signup_service::Signup;
 use serde_json::{Value, json};
 
-use super::client::{meta, rpc, task_meta};
+use super::client::{meta, rpc, rpc_with_head, task_meta};
 use super::server::on_loopback;
 use super::sessions::{open_session, send};
 

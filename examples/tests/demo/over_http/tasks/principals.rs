@@ -133,12 +133,29 @@ async fn tasks_are_capped_per_principal_and_past_their_ttl_are_unknown() {
     .await;
     let (created, _) = create(addr, "ada").await;
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
-    let (refused, _) = create(addr, "ada").await;
+    // Round 1 of another export, then its round 2, which would create the
+    // task: refused as a cap, HTTP 429 with when to retry.
+    let first = rpc(
+        addr,
+        "ada",
+        "tools/call",
+        "export_orders",
+        &export(&task_meta(), None),
+    )
+    .await;
+    let state = first["result"]["requestState"].as_str().unwrap();
+    let params = export(&task_meta(), Some((&range(), state)));
+    let (head, refused) = rpc_with_head(addr, "ada", "tools/call", "export_orders", &params).await;
+    assert!(head.starts_with("http/1.1 429"), "{head}");
+    assert!(head.contains("\r\nretry-after: 1\r\n"), "{head}");
     assert_eq!(refused["error"]["code"], -32000, "{refused}");
     assert_eq!(
         refused["error"]["data"]["limit"], "tasks for this principal",
         "{refused}"
     );
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("tasks/cancel"), "{message}");
+    assert!(!message.contains("session"), "{message}");
     // Another principal is served.
     let (other, _) = create(addr, "bob").await;
     assert_eq!(other["result"]["resultType"], "task", "{other}");
