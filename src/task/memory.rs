@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 use crate::state::PrincipalKey;
 use crate::task::error::TaskStoreError;
 use crate::task::id::TaskId;
-use crate::task::store::{NewTask, StoreFuture, Stored, TaskStore};
+use crate::task::store::{CREATED_VERSION, NewTask, StoreFuture, Stored, TaskStore};
 
 /// The most bytes of remembered answers a [`MemoryTaskStore`] keeps by
 /// default (64 MiB): past it, a final round's answer is not remembered.
@@ -30,7 +30,6 @@ struct Inner {
     tasks: HashMap<TaskId, Entry>,
     answers: HashMap<[u8; 32], (Vec<u8>, OffsetDateTime)>,
     answer_bytes: usize,
-    next_version: u64,
 }
 
 #[derive(Debug)]
@@ -88,11 +87,6 @@ impl Inner {
         });
         self.answer_bytes = self.answer_bytes.saturating_sub(freed);
     }
-
-    fn version(&mut self) -> u64 {
-        self.next_version = self.next_version.wrapping_add(1);
-        self.next_version
-    }
 }
 
 fn ready<'a, T: Send + 'a>(value: Result<T, TaskStoreError>) -> StoreFuture<'a, T> {
@@ -111,11 +105,10 @@ impl TaskStore for MemoryTaskStore {
         if owned >= task.limits.per_principal {
             return ready(Err(TaskStoreError::PrincipalFull));
         }
-        let version = inner.version();
         inner.tasks.insert(
             *task.id,
             Entry {
-                version,
+                version: CREATED_VERSION,
                 record: task.record.to_vec(),
                 owner: task.owner,
                 expires_at: task.expires_at,
@@ -152,9 +145,8 @@ impl TaskStore for MemoryTaskStore {
         if !current {
             return ready(Ok(false));
         }
-        let next = inner.version();
         if let Some(entry) = inner.tasks.get_mut(id) {
-            entry.version = next;
+            entry.version = version.saturating_add(1);
             entry.record = record.to_vec();
             entry.expires_at = expires_at;
         }

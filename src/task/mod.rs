@@ -27,4 +27,4 @@ mod store;
 pub use error::TaskStoreError;
 pub use id::TaskId;
 pub use memory::{DEFAULT_REMEMBERED_BYTES, MemoryTaskStore};
-pub use store::{NewTask, StoreFuture, Stored, TaskLimits, TaskStore};
+pub use store::{CREATED_VERSION, NewTask, StoreFuture, Stored, TaskLimits, TaskStore};

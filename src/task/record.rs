@@ -149,19 +149,31 @@ impl TaskRecord {
 }
 
 impl TaskRecord {
-    /// The record sealed for the task `id`; `None` when it cannot be
-    /// serialized or the OS random generator fails.
-    pub(crate) fn seal(&self, keys: &KeyRing, id: &TaskId) -> Option<Vec<u8>> {
+    /// The record sealed for the task `id` at store `version` (the one it
+    /// will be stored under: 1 when created, one more at each replace);
+    /// `None` when it cannot be serialized or the OS random generator fails.
+    pub(crate) fn seal(&self, keys: &KeyRing, id: &TaskId, version: u64) -> Option<Vec<u8>> {
         let plain = zeroize::Zeroizing::new(serde_json::to_vec(self).ok()?);
-        seal_record(keys, KIND, &id.to_bytes(), &plain)
+        seal_record(keys, KIND, &bound_id(id, version), &plain)
     }
 
-    /// The record of task `id` from its sealed bytes; `None` when they do
-    /// not open for that id under the ring.
-    pub(crate) fn open(keys: &KeyRing, id: &TaskId, sealed: &[u8]) -> Option<Self> {
-        let plain = open_record(keys, KIND, &id.to_bytes(), sealed)?;
+    /// The record of task `id` at store `version` from its sealed bytes;
+    /// `None` when they do not open for that id and version under the ring
+    /// (a record written back over a later version among them).
+    pub(crate) fn open(keys: &KeyRing, id: &TaskId, version: u64, sealed: &[u8]) -> Option<Self> {
+        let plain = open_record(keys, KIND, &bound_id(id, version), sealed)?;
         serde_json::from_slice(&plain).ok()
     }
+}
+
+/// What a task record is bound to beside its kind: the task's id (16
+/// bytes) and the store version it is kept under (8 bytes, big-endian).
+fn bound_id(id: &TaskId, version: u64) -> [u8; 24] {
+    let mut bound = [0u8; 24];
+    let (task, at) = bound.split_at_mut(16);
+    task.copy_from_slice(&id.to_bytes());
+    at.copy_from_slice(&version.to_be_bytes());
+    bound
 }
 
 #[cfg(test)]
@@ -201,18 +213,32 @@ mod tests {
     fn a_record_opens_for_its_own_task_only_and_shows_nothing() {
         let keys = KeyRing::new(MasterKey::from_bytes(&[7; 32]).expect("key"));
         let (a, b) = (TaskId::random().expect("id"), TaskId::random().expect("id"));
-        let sealed = record().seal(&keys, &a).expect("sealed");
+        let sealed = record().seal(&keys, &a, 3).expect("sealed");
         assert!(
             !sealed.windows(6).any(|w| w == b"secret"),
             "the result shows"
         );
         assert!(!sealed.windows(3).any(|w| w == b"ada"), "the owner shows");
-        let opened = TaskRecord::open(&keys, &a, &sealed).expect("opens for its id");
+        let opened = TaskRecord::open(&keys, &a, 3, &sealed).expect("opens for its id");
         assert_eq!(opened.owner.as_deref(), Some("ada"));
         assert!(
-            TaskRecord::open(&keys, &b, &sealed).is_none(),
+            TaskRecord::open(&keys, &b, 3, &sealed).is_none(),
             "copied to another id"
         );
+    }
+
+    #[test]
+    fn a_record_opens_at_its_own_version_only() {
+        let keys = KeyRing::new(MasterKey::from_bytes(&[7; 32]).expect("key"));
+        let id = TaskId::random().expect("id");
+        let sealed = record().seal(&keys, &id, 2).expect("sealed");
+        assert!(TaskRecord::open(&keys, &id, 2, &sealed).is_some());
+        for other in [0, 1, 3, u64::MAX] {
+            assert!(
+                TaskRecord::open(&keys, &id, other, &sealed).is_none(),
+                "written back at version {other}"
+            );
+        }
     }
 
     #[test]

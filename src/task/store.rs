@@ -49,11 +49,17 @@ pub struct NewTask<'a> {
     pub limits: TaskLimits,
 }
 
+/// The version of a task's record when it is created: every replacement
+/// over version `v` stores `v + 1`.
+pub const CREATED_VERSION: u64 = 1;
+
 /// A record as stored: its bytes and its version, which a replacement must
 /// name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stored {
-    /// The version: changes with every replacement.
+    /// The version: [`CREATED_VERSION`] when created, one more with every
+    /// replacement. Records are sealed bound to the version they are
+    /// stored under, so a store that counted otherwise would open none.
     pub version: u64,
     /// The sealed record.
     pub record: Vec<u8>,
@@ -66,7 +72,8 @@ pub struct Stored {
 /// - **Durable creation**: when [`create`](Self::create) resolves, a
 ///   [`load`](Self::load) of the id on any instance finds it.
 /// - **Compare and replace**: [`replace`](Self::replace) writes only over the
-///   version it names, atomically; of two writers that read one version,
+///   version it names, atomically, and stores the next one (`v + 1`; a new
+///   task is at [`CREATED_VERSION`]); of two writers that read one version,
 ///   one wins and the other learns it lost. Every change of a task goes
 ///   through it, which is what makes an answered key resume a task once.
 /// - **Read your write**: a `load` after a `replace` resolved sees it.

@@ -26,7 +26,7 @@ use crate::runtime::TaskPhase;
 use crate::state::{open_record, seal_record};
 use crate::task::millis::millis;
 use crate::task::record::{Status, TaskCall, TaskRecord};
-use crate::task::{NewTask, TaskId, TaskStoreError};
+use crate::task::{CREATED_VERSION, NewTask, TaskId, TaskStoreError};
 use crate::wire::{Method, RpcError};
 
 /// The most bytes of a final round's answer that are remembered: a larger
@@ -172,7 +172,7 @@ impl TaskHost {
             result: None,
             error: None,
         };
-        let sealed = self.seal(&id, &record)?;
+        let sealed = self.seal(&id, CREATED_VERSION, &record)?;
         let created = self
             .settings
             .store

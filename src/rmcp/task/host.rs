@@ -103,7 +103,7 @@ impl TaskHost {
         let Some(stored) = loaded.map_err(store_failed)? else {
             return Ok(None);
         };
-        let Some(record) = TaskRecord::open(self.keys(), id, &stored.record) else {
+        let Some(record) = TaskRecord::open(self.keys(), id, stored.version, &stored.record) else {
             log_refused(id, "record_does_not_open");
             return Ok(None);
         };
@@ -135,7 +135,7 @@ impl TaskHost {
                 Change::Keep(value) => return Ok(Some(value)),
                 Change::Write(value) => {
                     record.updated_at = millis(now);
-                    let sealed = self.seal(id, &record)?;
+                    let sealed = self.seal(id, version.saturating_add(1), &record)?;
                     let won = self
                         .settings
                         .store
@@ -156,10 +156,16 @@ impl TaskHost {
         )))
     }
 
-    /// `record` sealed for the task `id`, within [`MAX_RECORD_BYTES`].
-    pub(crate) fn seal(&self, id: &TaskId, record: &TaskRecord) -> Result<Vec<u8>, ErrorData> {
+    /// `record` sealed for the task `id` at store `version`, within
+    /// [`MAX_RECORD_BYTES`].
+    pub(crate) fn seal(
+        &self,
+        id: &TaskId,
+        version: u64,
+        record: &TaskRecord,
+    ) -> Result<Vec<u8>, ErrorData> {
         let sealed = record
-            .seal(self.keys(), id)
+            .seal(self.keys(), id, version)
             .ok_or_else(|| error_data(RpcError::internal_error()))?;
         if sealed.len() > MAX_RECORD_BYTES {
             return Err(error_data(RpcError::invalid_params(

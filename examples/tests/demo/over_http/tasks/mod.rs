@@ -5,7 +5,8 @@
 //! feature `redis` one Redis or a Redis Cluster: `redis`); the session
 //! revisions (`sessions`); a question parked from outside the handler
 //! (`inbox`); a task's lease and TTL measured by the flow's clock
-//! (`clock`).
+//! (`clock`); a record written back at an older version opening for
+//! nobody (`rollback`).
 
 #![allow(unreachable_pub, reason = "helpers of the test modules below")]
 #![allow(
@@ -186,4 +187,5 @@ mod instances;
 mod lifecycle;
 mod principals;
 mod redis;
+mod rollback;
 mod sessions;

@@ -118,3 +118,51 @@ fn two_instances_on_a_redis_cluster_share_every_task() {
         across_instances(&url);
     }
 }
+
+/// Runs `script` on the Redis at `url` over `keys`, as a writer of the
+/// store would (`redis-cli`, which `scripts/redis-up`'s package brings).
+fn eval(url: &str, script: &str, keys: &[&str]) {
+    let out = std::process::Command::new("redis-cli")
+        .args(["-u", url, "EVAL", script, &keys.len().to_string()])
+        .args(keys)
+        .output()
+        .expect("redis-cli runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && !said.contains("ERR"), "{said}");
+}
+
+/// A writer of the Redis the instances share keeps a task's parked record
+/// and, once the task has completed, writes it back into the task's hash
+/// under the version there: the task opens for nobody.
+#[test]
+fn a_record_written_back_in_redis_under_a_later_version_opens_for_nobody() {
+    let Some(url) = setting("MRTR_GUARD_REDIS_URL") else {
+        return;
+    };
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let prefix = prefix();
+        let addr = instance(&url, &prefix).await;
+        let (created, _) = create(addr, "ada").await;
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let parked = settled(addr, "ada", &id).await;
+        let key = outstanding(&parked);
+        let task = format!("{prefix}:task:{id}");
+        let kept = format!("{prefix}:kept-by-the-writer");
+        eval(
+            &url,
+            "return redis.call('SET', KEYS[2], redis.call('HGET', KEYS[1], 'r'))",
+            &[&task, &kept],
+        );
+        let ack = update(addr, "ada", &id, json!({key: refunds(&json!(true))})).await;
+        assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+        assert_eq!(settled(addr, "ada", &id).await["status"], "completed");
+        eval(
+            &url,
+            "return redis.call('HSET', KEYS[1], 'r', redis.call('GET', KEYS[2]))",
+            &[&task, &kept],
+        );
+        let unknown = get(addr, "ada", "0123456789abcdef0123456789abcdef").await;
+        assert_eq!(get(addr, "ada", &id).await, unknown, "rolled back: unknown");
+    });
+}
