@@ -77,9 +77,9 @@ impl<'a> Members<'a> {
         }
     }
 
-    /// The request's id, `null` when it has none (for a refusal).
-    pub(super) fn id(&self) -> Value {
-        self.value(Member::Id).unwrap_or(Value::Null)
+    /// The request's id, if it has one (for a refusal).
+    pub(super) fn id(&self) -> Option<Value> {
+        self.value(Member::Id)
     }
 
     /// The method of a `tools/call`, `prompts/get` or `resources/read`

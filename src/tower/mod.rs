@@ -38,11 +38,12 @@
 //!
 //! A body that passes goes on byte for byte as it came. Refusals are
 //! `application/json` JSON-RPC error responses, with the request's `id`
-//! when the body parsed and `null` when it did not. Requests other than
-//! `POST` (the `GET` and `DELETE` of Streamable HTTP) pass through untouched,
-//! body unread. Every `POST` is screened whatever its `Content-Type`: the
-//! service behind decides on the type, the layer makes sure no body it
-//! might parse escapes the screen.
+//! when the body parsed and has one (a string or an integer), and with no
+//! `id` member when it did not: the 2026-07-28 schema allows no `null` id.
+//! Requests other than `POST` (the `GET` and `DELETE` of Streamable HTTP)
+//! pass through untouched, body unread. Every `POST` is screened whatever
+//! its `Content-Type`: the service behind decides on the type, the layer
+//! makes sure no body it might parse escapes the screen.
 //!
 //! ```
 //! use mrtr_guard::json::Limits;

@@ -15,7 +15,7 @@ use http::header::{CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER, WWW_AUTHENTICATE};
 use http::{HeaderMap, HeaderValue, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt, Either, Full, LengthLimitError, Limited};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tower_service::Service;
 
 use super::members::{Member, Members};
@@ -134,7 +134,7 @@ where
             if request.method() != http::Method::POST {
                 let (mut parts, body) = request.into_parts();
                 if let Err(error) = principal(&config, &mut parts) {
-                    return Ok(refusal(&Value::Null, &error));
+                    return Ok(refusal(None, &error));
                 }
                 let request = Request::from_parts(parts, Either::Right(body));
                 let response = inner.call(request).await?;
@@ -148,13 +148,13 @@ where
                     let response = inner.call(request).await?;
                     let mut response = in_declared_order(response, config.max_response_bytes)
                         .await
-                        .unwrap_or_else(|error| refusal(&Value::Null, &error));
+                        .unwrap_or_else(|error| refusal(None, &error));
                     if let Some(secs) = capacity.as_ref().and_then(AtCapacity::retry_after) {
                         too_many_requests(&mut response, secs);
                     }
                     Ok(response)
                 }
-                Err((id, error)) => Ok(refusal(&id, &error)),
+                Err((id, error)) => Ok(refusal(id.as_ref(), &error)),
             }
         })
     }
@@ -172,13 +172,13 @@ fn principal(config: &Config, parts: &mut http::request::Parts) -> Result<(), Rp
 
 /// Reads and screens a POST body: the bytes to pass on, with what the
 /// screen derived (the principal; a call's id and raw arguments) in
-/// `parts`; or the request id (`null` when unknown) and the error to refuse
-/// it with.
+/// `parts`; or the request's id (`None` before the body parsed, or when it
+/// has none) and the error to refuse it with.
 async fn screen<B>(
     config: &Config,
     parts: &mut http::request::Parts,
     body: B,
-) -> Result<Bytes, (Value, RpcError)>
+) -> Result<Bytes, (Option<Value>, RpcError)>
 where
     B: Body<Data = Bytes>,
     B::Error: Into<Box<dyn Error + Send + Sync>>,
@@ -200,8 +200,8 @@ where
         },
         (Poll::Pending, None) => reading.await,
     }
-    .map_err(|error| (Value::Null, error))?;
-    let body = Members::scan(&bytes, &config.limits).map_err(|error| (Value::Null, error))?;
+    .map_err(|error| (None, error))?;
+    let body = Members::scan(&bytes, &config.limits).map_err(|error| (None, error))?;
     let mut kept = None;
     let method = body.call_method();
     if let Some(method) = method {
@@ -279,9 +279,19 @@ pub(crate) fn too_many_requests<B>(response: &mut Response<B>, retry_after_secs:
     }
 }
 
-/// A JSON-RPC error response with the error's HTTP status.
-pub(crate) fn refusal<B>(id: &Value, error: &RpcError) -> Response<ScreenedBody<B>> {
-    let body = json!({"jsonrpc": "2.0", "id": id, "error": error.to_json()});
+/// A JSON-RPC error response with the error's HTTP status, and the
+/// request's `id` if it has one the spec allows (a string or an integer).
+/// Otherwise the response has no `id` member: the 2026-07-28 schema's
+/// `JSONRPCErrorResponse` leaves it out when the request's id cannot be
+/// read, and allows no `null`.
+pub(crate) fn refusal<B>(id: Option<&Value>, error: &RpcError) -> Response<ScreenedBody<B>> {
+    let mut body = Map::new();
+    body.insert("jsonrpc".to_owned(), json!("2.0"));
+    if let Some(id) = id.filter(|id| is_request_id(id)) {
+        body.insert("id".to_owned(), id.clone());
+    }
+    body.insert("error".to_owned(), error.to_json());
+    let body = Value::Object(body);
     let mut response = Response::new(Either::Left(Full::new(Bytes::from(body.to_string()))));
     *response.status_mut() =
         StatusCode::from_u16(error.http_status()).unwrap_or(StatusCode::BAD_REQUEST);
@@ -294,4 +304,14 @@ pub(crate) fn refusal<B>(id: &Value, error: &RpcError) -> Response<ScreenedBody<
             .insert(WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
     }
     response
+}
+
+/// Whether `id` is a JSON-RPC id as MCP's `RequestId` has it: a string or
+/// an integer (not `null`, not a number with a fraction).
+fn is_request_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        Value::Number(number) => number.is_i64() || number.is_u64(),
+        _ => false,
+    }
 }

@@ -128,14 +128,18 @@ fn post(body: impl Into<Bytes>) -> Request<Full<Bytes>> {
         .unwrap()
 }
 
-/// A refused body: the status, a JSON-RPC error response with `id`, and
-/// nothing reached the service.
+/// A refused body: the status, a JSON-RPC error response with `id` (with
+/// no `id` member when `id` is `null`: the request's id could not be read),
+/// and nothing reached the service.
 fn refused(reply: &Reply, recorder: &Recorder, status: u16, code: i64, id: &Value) -> Value {
     assert_eq!(reply.status.as_u16(), status);
     assert_eq!(reply.content_type.as_deref(), Some("application/json"));
     let body = reply.json();
     assert_eq!(body["jsonrpc"], "2.0");
-    assert_eq!(&body["id"], id);
+    match id {
+        Value::Null => assert!(body.get("id").is_none(), "{body}"),
+        id => assert_eq!(&body["id"], id),
+    }
     assert_eq!(body["error"]["code"], code);
     assert!(
         recorder.seen.lock().unwrap().is_empty(),
@@ -150,6 +154,52 @@ fn parse_error_detail(layer: &ScreenLayer, body: &'static str) -> String {
     let error = refused(&reply, &recorder, 400, -32700, &Value::Null);
     assert_eq!(error["message"], "Parse error");
     error["data"]["detail"].as_str().unwrap().to_owned()
+}
+
+/// The 2026-07-28 schema's `JSONRPCErrorResponse` has an optional `id` that
+/// is a string or an integer, never `null`: a body that does not parse has
+/// no id to read, and its refusal has no `id` member.
+#[test]
+fn a_parse_error_has_no_id_member() {
+    let recorder = Recorder::default();
+    let reply = send(
+        &ScreenLayer::new(),
+        &recorder,
+        post(r#"{"jsonrpc":"2.0","id":1,"#),
+    );
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    let body = reply.json();
+    let members: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(members, ["error", "jsonrpc"], "{body}");
+    assert_eq!(body["error"]["code"], -32700, "{body}");
+}
+
+/// An id the request has but that is no JSON-RPC id MCP allows (`null`, a
+/// number with a fraction, an object) is not echoed: the refusal has no
+/// `id` member. A string or an integer is echoed as it came.
+#[test]
+fn a_refusal_echoes_only_a_string_or_integer_id() {
+    for (id, echoed) in [
+        (json!(null), Value::Null),
+        (json!(1.5), Value::Null),
+        (json!({"n": 1}), Value::Null),
+        (json!([1]), Value::Null),
+        (json!(true), Value::Null),
+        (json!(-3), json!(-3)),
+        (json!(u64::MAX), json!(u64::MAX)),
+        (json!(""), json!("")),
+    ] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "t", "requestState": null}});
+        let recorder = Recorder::default();
+        let reply = send(&ScreenLayer::new(), &recorder, post(body.to_string()));
+        refused(&reply, &recorder, 200, -32602, &echoed);
+    }
 }
 
 #[test]

@@ -146,9 +146,7 @@ where
             {
                 Some(principal) => Arc::from(principal),
                 None => {
-                    return Box::pin(async {
-                        Ok(refusal(&Value::Null, &RpcError::unauthenticated()))
-                    });
+                    return Box::pin(async { Ok(refusal(None, &RpcError::unauthenticated())) });
                 }
             }
         } else {
@@ -224,7 +222,7 @@ where
         .get::<CallId>()
         .map(|call| call.id().clone());
     let ticket = match call.as_ref().map(|_| book.begin_call(&principal)) {
-        Some(Err(limit)) => return at_capacity(limit, CALL_RETRY_AFTER_SECS),
+        Some(Err(limit)) => return at_capacity(limit, CALL_RETRY_AFTER_SECS, call.as_ref()),
         Some(Ok(ticket)) => Some(ticket),
         None => None,
     };
@@ -263,7 +261,7 @@ where
         Err(limit) => {
             // The session exists in rmcp already: close it before refusing.
             let _closed = book.manager.close_session(&opened.into()).await;
-            at_capacity(limit, book.limits.idle.as_secs().clamp(1, 300))
+            at_capacity(limit, book.limits.idle.as_secs().clamp(1, 300), None)
         }
     }
 }
@@ -297,10 +295,12 @@ fn watch<R>(
 /// their clients answer, within seconds for a person at a form.
 const CALL_RETRY_AFTER_SECS: u64 = 5;
 
-/// HTTP 429 with `Retry-After` and the cap's name.
-fn at_capacity<R>(limit: &'static str, retry_after_secs: u64) -> Watching<R> {
+/// HTTP 429 with `Retry-After` and the cap's name, and the call's `id`
+/// where the request is a call (an `initialize` refused at the session cap
+/// has none the screen kept).
+fn at_capacity<R>(limit: &'static str, retry_after_secs: u64, id: Option<&Value>) -> Watching<R> {
     log_capacity(limit);
-    let mut refused = refusal(&Value::Null, &RpcError::capacity_reached(limit));
+    let mut refused = refusal(id, &RpcError::capacity_reached(limit));
     too_many_requests(&mut refused, retry_after_secs);
     refused
 }

@@ -35,36 +35,69 @@ async fn exchange(
     params: &Value,
 ) -> Vec<u8> {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    let body = body.to_string();
-    let request = format!(
+    let bearer = format!("Bearer {user}");
+    let headers = [
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", method),
+        ("Mcp-Name", name),
+        ("Authorization", &bearer),
+    ];
+    exchange_raw(addr, &headers, body.to_string().as_bytes()).await
+}
+
+/// One `POST /mcp` of `body`, any bytes, with `Content-Type` and `Accept` as
+/// a Streamable HTTP client sends them and `headers`; the raw HTTP/1.1
+/// response.
+pub async fn exchange_raw(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Mcp-Method: {method}\r\nMcp-Name: {name}\r\nAuthorization: Bearer {user}\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+         Connection: close\r\n",
         body.len()
     );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
     let mut stream = TcpStream::connect(addr).await.unwrap();
     stream.write_all(request.as_bytes()).await.unwrap();
+    stream.write_all(body).await.unwrap();
     let mut response = Vec::new();
     stream.read_to_end(&mut response).await.unwrap();
     response
 }
 
-/// The JSON body of an HTTP/1.1 response read to its end.
-pub fn json_body(response: &[u8]) -> Value {
+/// The status and the JSON body of an HTTP/1.1 response read to its end,
+/// whatever the status.
+pub fn status_and_json(response: &[u8]) -> (u16, Value) {
+    let (head, json) = head_and_json(response);
+    (head[9..12].parse().unwrap(), json)
+}
+
+/// An HTTP/1.1 response read to its end: its head (status line and
+/// headers, lower-cased) and its JSON body.
+pub fn head_and_json(response: &[u8]) -> (String, Value) {
     let split = response
         .windows(4)
         .position(|w| w == b"\r\n\r\n")
         .expect("a complete response head");
     let head = String::from_utf8_lossy(&response[..split]).to_ascii_lowercase();
-    assert!(head.starts_with("http/1.1 200"), "{head}");
     let body = &response[split + 4..];
     let body = if head.contains("transfer-encoding: chunked") {
         dechunk(body)
     } else {
         body.to_vec()
     };
-    serde_json::from_slice(&body).unwrap()
+    let json = serde_json::from_slice(&body).unwrap_or_else(|_| panic!("{head}"));
+    (head, json)
+}
+
+/// The JSON body of an HTTP/1.1 response read to its end, which must be
+/// an HTTP 200.
+pub fn json_body(response: &[u8]) -> Value {
+    let (status, json) = status_and_json(response);
+    assert_eq!(status, 200, "{json}");
+    json
 }
 
 pub fn dechunk(mut body: &[u8]) -> Vec<u8> {
@@ -133,20 +166,7 @@ pub async fn rpc_with_head(
     name: &str,
     params: &Value,
 ) -> (String, Value) {
-    let response = exchange(addr, user, method, name, params).await;
-    let split = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a complete response head");
-    let head = String::from_utf8_lossy(&response[..split]).to_ascii_lowercase();
-    let body = &response[split + 4..];
-    let body = if head.contains("transfer-encoding: chunked") {
-        dechunk(body)
-    } else {
-        body.to_vec()
-    };
-    let value = serde_json::from_slice(&body).unwrap_or_else(|_| panic!("{head}"));
-    (head, value)
+    head_and_json(&exchange(addr, user, method, name, params).await)
 }
 
 /// `_meta` of a request that declares the Tasks extension.

@@ -12,7 +12,8 @@
 //! `binary` runs a demo binary as a process, `server` serves the demo's
 //! router in process on a free port; `tasks/` drives `export_orders` as a
 //! task; `authentication` counts the principal function's runs: once a
-//! request, on every path.
+//! request, on every path. `spec_schema` validates every message the demo
+//! answers a `2026-07-28` client with against the specification's schema.
 
 mod authentication;
 mod binary;
@@ -25,6 +26,7 @@ mod priming;
 mod redis;
 mod server;
 mod sessions;
+mod spec_schema;
 mod start_up;
 mod tasks;
 mod usage;

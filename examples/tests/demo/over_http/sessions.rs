@@ -371,6 +371,9 @@ async fn sessions_are_capped_per_principal_and_in_total() {
     let error = &refused.json()["error"];
     assert_eq!(error["code"], -32000);
     assert_eq!(error["data"]["limit"], "sessions for this principal");
+    // No id the screen kept (an `initialize` is no call): no `id` member,
+    // never `null`.
+    assert!(refused.json().get("id").is_none(), "{:?}", refused.json());
 
     // Bob is still served, up to the server's total.
     let _b1 = open_session(addr, "bob").await;
@@ -425,6 +428,8 @@ async fn calls_in_flight_are_capped_and_a_call_whose_client_is_gone_is_cancelled
         refused.json()["error"]["data"]["limit"],
         "calls in flight for this principal"
     );
+    // The call's id is known (the screen kept it): the refusal answers it.
+    assert_eq!(refused.json()["id"], 2);
     let bob = open_session(addr, "bob").await;
     let mut served = send(
         addr,
