@@ -192,3 +192,29 @@ async fn an_answer_serde_json_would_read_otherwise_is_refused_and_changes_nothin
     assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
     assert_eq!(settled(addr, "ada", &id).await["status"], "completed");
 }
+
+#[tokio::test]
+async fn a_stored_call_reads_back_as_it_was_screened_and_the_task_completes() {
+    // The state is bound to the arguments' canonical digest, and the task's
+    // run opens it again with the arguments its record read back: numbers
+    // that JSON spells several ways, escapes, big integers, a key spelled
+    // with an escape must read back as round 1 saw them, or the state would
+    // not open inside the task.
+    let addr = start().await;
+    let arguments = r#"{"format":"csv","n":-0,"f":1.0,"g":1.5e308,"h":-1e-300,"big":123456789012345678901234567890,"u":18446744073709551615,"s":"\u00e9\n\"","k\u0061":"x"}"#;
+    let mut first = export(&task_meta(), None);
+    first["arguments"] = serde_json::from_str(arguments).unwrap();
+    let asked = rpc(addr, "ada", "tools/call", "export_orders", &first).await;
+    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
+    let mut second = export(&task_meta(), Some((&range(), &state)));
+    second["arguments"] = first["arguments"].clone();
+    let created = rpc(addr, "ada", "tools/call", "export_orders", &second).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let parked = settled(addr, "ada", &id).await;
+    let key = outstanding(&parked);
+    let ack = update(addr, "ada", &id, json!({key: refunds(&json!(false))})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let done = settled(addr, "ada", &id).await;
+    assert_eq!(done["status"], "completed", "{done}");
+}
