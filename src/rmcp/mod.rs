@@ -122,6 +122,7 @@ pub use server::{
 pub use session::{PrimingFilter, Sessions, Watched};
 #[cfg(feature = "server")]
 pub use task::{
-    DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, DEFAULT_TASKS_PER_PRINCIPAL,
-    DEFAULT_TASKS_TOTAL, MAX_REMEMBERED_ANSWER, TaskAskError, TaskInbox, TaskSupport,
+    DEFAULT_TASK_CALL_BYTES, DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL,
+    DEFAULT_TASKS_PER_PRINCIPAL, DEFAULT_TASKS_TOTAL, MAX_REMEMBERED_ANSWER, TaskAskError,
+    TaskInbox, TaskSupport,
 };

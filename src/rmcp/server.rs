@@ -174,6 +174,18 @@ impl McpServerBuilder {
         self
     }
 
+    /// The most bytes of its call a task keeps: the arguments and the two
+    /// members of its `_meta` its runs read (the protocol version and the
+    /// client's capabilities; nothing else of `_meta` is kept), as JSON
+    /// ([`DEFAULT_TASK_CALL_BYTES`](super::DEFAULT_TASK_CALL_BYTES)). A
+    /// call over it is refused when it would become a task (`-32602`), so a
+    /// client cannot make each task it holds cost the whole body limit.
+    #[must_use]
+    pub fn task_call_bytes(mut self, max: usize) -> Self {
+        self.tasks.max_call_bytes = max;
+        self
+    }
+
     /// How long a task lives from its creation, whatever its status
     /// ([`DEFAULT_TASK_TTL`](super::DEFAULT_TASK_TTL)): the task's `ttlMs`. A task still running when
     /// it ends is failed; the store forgets it then.
@@ -327,6 +339,7 @@ impl McpServerBuilder {
             || self.sessions.calls_total == 0
             || self.tasks.limits.per_principal == 0
             || self.tasks.limits.total == 0
+            || self.tasks.max_call_bytes == 0
             || self.tasks.ttl.is_zero()
             || self.tasks.lease < Duration::from_secs(1)
             || self.tasks.poll_interval.is_zero()
@@ -403,7 +416,8 @@ pub enum ServerConfigError {
     /// A master key of the codec is all zero bytes: a placeholder.
     AllZeroKey,
     /// A zero read timeout, response cap, session cap, idle timeout, task
-    /// cap, task TTL or poll interval, or a task lease under a second:
+    /// cap, task call budget, task TTL or poll interval, or a task lease
+    /// under a second:
     /// every request (or every session, or task) would fail.
     ZeroLimit,
 }
@@ -427,7 +441,7 @@ impl fmt::Display for ServerConfigError {
             Self::ZeroLimit => {
                 "a limit is zero, so every request, session or task would fail; give \
                  read_timeout, max_response_bytes, legacy_answer_timeout, max_sessions, \
-                 max_calls_in_flight, session_idle_timeout, task_limits, task_ttl and \
+                 max_calls_in_flight, session_idle_timeout, task_limits, task_call_bytes, task_ttl and \
                  task_poll_interval values above zero and task_lease one of a second or more, \
                  or leave their defaults"
             }

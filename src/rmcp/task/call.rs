@@ -27,7 +27,7 @@ use crate::state::{open_record, seal_record};
 use crate::task::millis::millis;
 use crate::task::record::{Status, TaskCall, TaskRecord};
 use crate::task::{CREATED_VERSION, NewTask, TaskId, TaskStoreError};
-use crate::wire::{Method, RpcError};
+use crate::wire::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Method, RpcError};
 
 /// The most bytes of a final round's answer that are remembered: a larger
 /// answer is not, and a retry of its round gets the refusal of a used state.
@@ -148,6 +148,18 @@ impl TaskHost {
             Some(raw) => raw.cloned(),
             None => params.arguments.clone(),
         };
+        let call = TaskCall {
+            name: params.name.to_string(),
+            arguments,
+            meta: kept_meta(&cx.meta.0.0),
+        };
+        let call_bytes = serde_json::to_vec(&call).map_or(usize::MAX, |bytes| bytes.len());
+        if call_bytes > self.settings.max_call_bytes {
+            log_call_too_large(call_bytes, self.settings.max_call_bytes);
+            return Err(error_data(RpcError::invalid_params(
+                "the call's arguments are too large for this server to keep as a task",
+            )));
+        }
         let record = TaskRecord {
             owner,
             status: Status::Working,
@@ -158,11 +170,7 @@ impl TaskHost {
             poll_interval_ms: u64::try_from(duration_ms(self.settings.poll_interval))
                 .unwrap_or(u64::MAX),
             lease_until: Some(self.lease_from(now)),
-            call: TaskCall {
-                name: params.name.to_string(),
-                arguments,
-                meta: cx.meta.0.0.clone(),
-            },
+            call,
             request_state: Some(request_state),
             outstanding: Default::default(),
             answers: Default::default(),
@@ -263,6 +271,31 @@ impl TaskHost {
         })
     }
 }
+
+/// The members of a call's `_meta` a task keeps for its runs: the protocol
+/// version and the client's capabilities, which the rounds read again;
+/// nothing else the client put there.
+fn kept_meta(
+    meta: &serde_json::Map<String, serde_json::Value>,
+) -> serde_json::Map<String, serde_json::Value> {
+    [META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES]
+        .into_iter()
+        .filter_map(|name| Some((name.to_owned(), meta.get(name)?.clone())))
+        .collect()
+}
+
+#[cfg(feature = "tracing")]
+fn log_call_too_large(bytes: usize, max: usize) {
+    tracing::warn!(
+        name: "task_call_too_large", target: "mrtr_guard::rmcp",
+        bytes, max,
+        "a task was not created: its call (arguments and kept _meta) is over the budget \
+         (McpServerBuilder::task_call_bytes)"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_call_too_large(_bytes: usize, _max: usize) {}
 
 /// What a final round's answer is remembered under: the digest of the
 /// state it consumed (a state opens for one caller and one call only).

@@ -38,6 +38,10 @@ pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
 pub const DEFAULT_TASKS_PER_PRINCIPAL: usize = 64;
 /// The tasks a store may hold by default, all principals together.
 pub const DEFAULT_TASKS_TOTAL: usize = 4096;
+/// The most bytes of a call a task keeps by default: its arguments and the
+/// two members of its `_meta` the runs read (the protocol version and the
+/// client's capabilities), as JSON. A call over it is not made a task.
+pub const DEFAULT_TASK_CALL_BYTES: usize = 64 * 1024;
 
 /// The settings of a server's tasks.
 #[derive(Debug, Clone)]
@@ -48,6 +52,8 @@ pub(crate) struct TaskSettings {
     pub(crate) poll_interval: Duration,
     pub(crate) lease: Duration,
     pub(crate) limits: TaskLimits,
+    /// The most bytes of its call a task keeps.
+    pub(crate) max_call_bytes: usize,
 }
 
 impl TaskSettings {
@@ -62,6 +68,7 @@ impl TaskSettings {
                 per_principal: DEFAULT_TASKS_PER_PRINCIPAL,
                 total: DEFAULT_TASKS_TOTAL,
             },
+            max_call_bytes: DEFAULT_TASK_CALL_BYTES,
         }
     }
 }

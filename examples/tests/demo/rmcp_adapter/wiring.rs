@@ -413,8 +413,9 @@ fn configurations_that_cannot_work_are_refused() {
     assert_eq!(zero_limit, ServerConfigError::ZeroLimit);
     // Task settings that would fail every task: no room, no life, a lease
     // shorter than the runs' renewal.
-    let task_settings: [fn(McpServerBuilder) -> McpServerBuilder; 4] = [
+    let task_settings: [fn(McpServerBuilder) -> McpServerBuilder; 5] = [
         |b| b.task_limits(0, 10),
+        |b| b.task_call_bytes(0),
         |b| b.task_ttl(Duration::ZERO),
         |b| b.task_poll_interval(Duration::ZERO),
         |b| b.task_lease(Duration::from_millis(500)),
@@ -452,7 +453,7 @@ fn server_config_errors_say_what_to_change() {
             ServerConfigError::ZeroLimit,
             "a limit is zero, so every request, session or task would fail; give \
              read_timeout, max_response_bytes, legacy_answer_timeout, max_sessions, \
-             max_calls_in_flight, session_idle_timeout, task_limits, task_ttl and \
+             max_calls_in_flight, session_idle_timeout, task_limits, task_call_bytes, task_ttl and \
              task_poll_interval values above zero and task_lease one of a second or more, \
              or leave their defaults",
         ),

@@ -61,19 +61,24 @@ pub(super) fn range() -> Value {
 /// Round 1 asks the range; round 2, with it, creates the task: the
 /// `CreateTaskResult`, and the state round 2 consumed (for replays).
 pub(super) async fn create(addr: SocketAddr, user: &str) -> (Value, String) {
+    create_with(addr, user, &task_meta()).await
+}
+
+/// [`create`], each round with `meta` as its `_meta`.
+pub(super) async fn create_with(addr: SocketAddr, user: &str, meta: &Value) -> (Value, String) {
     let first = rpc(
         addr,
         user,
         "tools/call",
         "export_orders",
-        &export(&task_meta(), None),
+        &export(meta, None),
     )
     .await;
     let result = &first["result"];
     assert_eq!(result["resultType"], "input_required", "{first}");
     assert!(result["inputRequests"]["range"].is_object(), "{first}");
     let state = result["requestState"].as_str().unwrap().to_owned();
-    let params = export(&task_meta(), Some((&range(), &state)));
+    let params = export(meta, Some((&range(), &state)));
     let created = rpc(addr, user, "tools/call", "export_orders", &params).await;
     (created, state)
 }

@@ -171,3 +171,28 @@ async fn tasks_are_capped_per_principal_and_past_their_ttl_are_unknown() {
     let (again, _) = create(addr, "ada").await;
     assert_eq!(again["result"]["resultType"], "task", "{again}");
 }
+
+#[tokio::test]
+async fn a_task_keeps_a_call_within_its_budget_only() {
+    let addr = on_loopback(
+        Signup::service_with(codec(), |builder| builder.task_call_bytes(4096)).unwrap(),
+    )
+    .await;
+    // Arguments padded past the budget: round 1 asks as ever, and the round
+    // that would make them a task is refused; nothing is kept.
+    let mut first = export(&task_meta(), None);
+    first["arguments"]["padding"] = json!("x".repeat(8 * 1024));
+    let asked = rpc(addr, "ada", "tools/call", "export_orders", &first).await;
+    let state = asked["result"]["requestState"].as_str().unwrap().to_owned();
+    let mut second = export(&task_meta(), Some((&range(), &state)));
+    second["arguments"] = first["arguments"].clone();
+    let refused = rpc(addr, "ada", "tools/call", "export_orders", &second).await;
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap();
+    assert!(message.contains("too large"), "{message}");
+    // A `_meta` padded past it is not kept: only what the runs read is.
+    let mut meta = task_meta();
+    meta["padding"] = json!("x".repeat(8 * 1024));
+    let (created, _) = create_with(addr, "ada", &meta).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+}
