@@ -83,6 +83,11 @@ pub(crate) struct TaskRecord {
     /// While working: until when the instance running it vouches for it
     /// (it renews this while the handler runs), in Unix milliseconds.
     pub(crate) lease_until: Option<i64>,
+    /// While the handler's questions are parked: until when the state its
+    /// next run opens can still open (the round TTL from the park), in Unix
+    /// milliseconds. Past it no answer can resume the task.
+    #[serde(default)]
+    pub(crate) answer_by: Option<i64>,
     pub(crate) call: TaskCall,
     /// The state the handler's next run opens.
     pub(crate) request_state: Option<String>,
@@ -132,6 +137,7 @@ impl TaskRecord {
         self.answers.clear();
         self.mailbox.clear();
         self.lease_until = None;
+        self.answer_by = None;
     }
 
     /// Ends the task `failed` with the JSON-RPC error `code` and `message`.
@@ -191,6 +197,7 @@ mod tests {
             ttl_ms: 1_000,
             poll_interval_ms: 1_000,
             lease_until: None,
+            answer_by: None,
             call: TaskCall {
                 name: "export".to_owned(),
                 arguments: None,

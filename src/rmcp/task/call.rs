@@ -170,6 +170,7 @@ impl TaskHost {
             poll_interval_ms: u64::try_from(duration_ms(self.settings.poll_interval))
                 .unwrap_or(u64::MAX),
             lease_until: Some(self.lease_from(now)),
+            answer_by: None,
             call,
             request_state: Some(request_state),
             outstanding: Default::default(),

@@ -175,19 +175,33 @@ impl TaskHost {
         Ok(sealed)
     }
 
+    /// Until when questions parked at `now` can be answered: the round TTL
+    /// of the state the handler's next run opens.
+    pub(crate) fn answer_by(&self, now: OffsetDateTime) -> i64 {
+        let ttl = i64::try_from(self.round_ttl.whole_milliseconds()).unwrap_or(i64::MAX);
+        millis(now).saturating_add(ttl)
+    }
+
     /// The lease a working task gets from `now`.
     pub(crate) fn lease_from(&self, now: OffsetDateTime) -> i64 {
         millis(now).saturating_add(duration_ms(self.settings.lease))
     }
 }
 
-/// Whether a non-terminal task has outlived its TTL or, working, its lease.
+/// Whether a non-terminal task has outlived its TTL, or, working, its
+/// lease, or, parked, the time its questions could be answered in.
 pub(crate) fn overdue(record: &TaskRecord, now: OffsetDateTime) -> Option<&'static str> {
     if record.status.is_terminal() {
         return None;
     }
     if record.expires_at() <= now {
         return Some("the task ran past its time to live");
+    }
+    if let Some(by) = record.answer_by
+        && record.handler_asks()
+        && from_millis(by) <= now
+    {
+        return Some("the task's question was not answered in time");
     }
     match record.lease_until {
         Some(lease) if from_millis(lease) <= now => {

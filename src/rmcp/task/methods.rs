@@ -85,6 +85,7 @@ impl TaskHost {
                 }
                 let answers = std::mem::take(&mut record.answers);
                 record.lease_until = Some(self.lease_from(now));
+                record.answer_by = None;
                 Change::Write(Some((record.clone(), answers)))
             })
             .await?

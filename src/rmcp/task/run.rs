@@ -117,11 +117,12 @@ async fn finish(
     outcome: Result<CallToolResponse, ::rmcp::ErrorData>,
 ) {
     let _ = host
-        .change(id, Access::Host, |record, _| {
+        .change(id, Access::Host, |record, now| {
             if record.status.is_terminal() {
                 return Change::Keep(());
             }
             record.lease_until = None;
+            record.answer_by = None;
             record.answers.clear();
             match &outcome {
                 Ok(CallToolResponse::Complete(result)) => {
@@ -135,6 +136,7 @@ async fn finish(
                         .is_some_and(|asks| !asks.is_empty()) =>
                 {
                     park(record, asked);
+                    record.answer_by = Some(host.answer_by(now));
                 }
                 Ok(_) => record.fail(-32603, "Internal error"),
                 Err(error) => record.fail(i64::from(error.code.0), &error.message),

@@ -1,22 +1,29 @@
-//! A task's lease and TTL are measured by the clock its flow takes, as its
-//! rounds' states are: the server is built over a `FixedClock`, and only
-//! that clock moves; no real time passes beyond the export's one second.
+//! A task's lease, TTL and its questions' time are measured by the clock
+//! its flow takes, as its rounds' states are: the server is built over a
+//! `FixedClock`, and only that clock moves; no real time passes beyond the
+//! export's one second.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use mrtr_guard::runtime::FixedClock;
-use mrtr_guard::{Flow, MasterKey, StateCodec};
+use mrtr_guard::{Flow, MasterKey, Policy, StateCodec};
 use mrtr_guard_examples::signup_service::Signup;
 use time::OffsetDateTime;
 
 use super::super::server::on_loopback;
 use super::{AUDIENCE, create, get, settled};
 
-/// The demo over a fixed clock, set at the real time.
-async fn start() -> (std::net::SocketAddr, Arc<FixedClock>) {
+/// The demo over a fixed clock, set at the real time, its rounds' states
+/// living `round_ttl`.
+async fn start_with(round_ttl: Duration) -> (std::net::SocketAddr, Arc<FixedClock>) {
     let clock = Arc::new(FixedClock::new(OffsetDateTime::now_utc()));
+    let round_ttl = time::Duration::try_from(round_ttl).unwrap();
+    let policy = Policy::default()
+        .with_ttl(round_ttl)
+        .with_flow_ttl(round_ttl.max(time::Duration::minutes(30)));
     let codec = StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[0x42; 32]).unwrap())
+        .policy(policy)
         .build()
         .unwrap();
     let flow = Flow::new(codec).with_clock(clock.clone());
@@ -27,6 +34,11 @@ async fn start() -> (std::net::SocketAddr, Arc<FixedClock>) {
     })
     .unwrap();
     (on_loopback(service).await, clock)
+}
+
+/// [`start_with`] the default round TTL, 10 minutes.
+async fn start() -> (std::net::SocketAddr, Arc<FixedClock>) {
+    start_with(Duration::from_secs(600)).await
 }
 
 #[tokio::test]
@@ -51,7 +63,8 @@ async fn a_working_task_whose_lease_lapses_by_the_clock_is_failed() {
 
 #[tokio::test]
 async fn a_parked_task_lives_until_its_ttl_by_the_clock() {
-    let (addr, clock) = start().await;
+    // Its question's state lives two hours: the task's hour ends first.
+    let (addr, clock) = start_with(Duration::from_secs(7200)).await;
     let (created, _) = create(addr, "alice").await;
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
     let parked = settled(addr, "alice", &id).await;
@@ -68,5 +81,27 @@ async fn a_parked_task_lives_until_its_ttl_by_the_clock() {
     assert_eq!(
         gone["error"]["message"], "Failed to retrieve task: Task not found",
         "{gone}"
+    );
+}
+
+#[tokio::test]
+async fn a_question_past_the_time_its_state_opens_in_fails_its_task() {
+    let (addr, clock) = start().await;
+    let (created, _) = create(addr, "alice").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let parked = settled(addr, "alice", &id).await;
+    assert_eq!(parked["status"], "input_required", "{parked}");
+    // Within the round TTL the question waits.
+    clock.advance(time::Duration::seconds(599));
+    let got = get(addr, "alice", &id).await;
+    assert_eq!(got["result"]["status"], "input_required", "{got}");
+    // Past it no answer could open the state the task's run needs: the task
+    // ends now, not at its TTL an hour on.
+    clock.advance(time::Duration::seconds(2));
+    let got = get(addr, "alice", &id).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
+    assert_eq!(
+        got["result"]["statusMessage"], "the task's question was not answered in time",
+        "{got}"
     );
 }
