@@ -161,7 +161,7 @@ impl McpServerBuilder {
 
     /// The caps on tasks: at most `per_principal` for one principal and
     /// `total` in the store ([`DEFAULT_TASKS_PER_PRINCIPAL`](super::DEFAULT_TASKS_PER_PRINCIPAL),
-    /// [`DEFAULT_TASKS_TOTAL`](super::DEFAULT_TASKS_TOTAL)); ended tasks count until their TTL. A call
+    /// [`DEFAULT_TASKS_TOTAL`](super::DEFAULT_TASKS_TOTAL)); a task that has ended no longer counts. A call
     /// that would create one more is refused with HTTP 429, `Retry-After`
     /// (the poll interval) and `-32000`
     /// ([`RpcError::tasks_at_capacity`](crate::RpcError::tasks_at_capacity)).

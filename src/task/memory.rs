@@ -38,6 +38,8 @@ struct Entry {
     record: Vec<u8>,
     owner: PrincipalKey,
     expires_at: OffsetDateTime,
+    /// Counted under the caps: until the task is released.
+    counted: bool,
 }
 
 impl MemoryTaskStore {
@@ -97,7 +99,12 @@ impl TaskStore for MemoryTaskStore {
     fn create<'a>(&'a self, task: NewTask<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()> {
         let mut inner = self.lock();
         inner.sweep(now);
-        let live = || inner.tasks.values().filter(|entry| entry.expires_at > now);
+        let live = || {
+            inner
+                .tasks
+                .values()
+                .filter(|entry| entry.counted && entry.expires_at > now)
+        };
         if live().count() >= task.limits.total {
             return ready(Err(TaskStoreError::Full));
         }
@@ -112,6 +119,7 @@ impl TaskStore for MemoryTaskStore {
                 record: task.record.to_vec(),
                 owner: task.owner,
                 expires_at: task.expires_at,
+                counted: true,
             },
         );
         ready(Ok(()))
@@ -151,6 +159,18 @@ impl TaskStore for MemoryTaskStore {
             entry.expires_at = expires_at;
         }
         ready(Ok(true))
+    }
+
+    fn release<'a>(
+        &'a self,
+        id: &'a TaskId,
+        _owner: PrincipalKey,
+        _now: OffsetDateTime,
+    ) -> StoreFuture<'a, ()> {
+        if let Some(entry) = self.lock().tasks.get_mut(id) {
+            entry.counted = false;
+        }
+        ready(Ok(()))
     }
 
     fn remember<'a>(

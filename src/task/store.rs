@@ -23,8 +23,8 @@ use crate::task::id::TaskId;
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'a>>;
 
 /// The caps on stored tasks: at most `per_principal` for one principal and
-/// `total` in the store, counting every task not yet expired (ended ones
-/// too, until their TTL).
+/// `total` in the store, counting every task not yet expired nor released
+/// (ended).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskLimits {
     /// Tasks one principal may hold.
@@ -77,7 +77,8 @@ pub struct Stored {
 ///   one wins and the other learns it lost. Every change of a task goes
 ///   through it, which is what makes an answered key resume a task once.
 /// - **Read your write**: a `load` after a `replace` resolved sees it.
-/// - **Caps**: a create past [`TaskLimits`] is refused, with which cap.
+/// - **Caps**: a create past [`TaskLimits`] is refused, with which cap; a
+///   task [`release`](Self::release)d (ended) no longer counts.
 /// - **Expiry**: a record is gone after its `expires_at`.
 ///
 /// Every method takes `now`, the time by the server's clock (its
@@ -111,6 +112,21 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
         expires_at: OffsetDateTime,
         now: OffsetDateTime,
     ) -> StoreFuture<'a, bool>;
+
+    /// Gives back the place the task `id` of `owner` takes under the caps:
+    /// it has ended. Its record stays, for [`load`](Self::load), until its
+    /// expiry. Releasing again, or an id the store does not hold, is no
+    /// error.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::Unavailable`] when the store failed.
+    fn release<'a>(
+        &'a self,
+        id: &'a TaskId,
+        owner: PrincipalKey,
+        now: OffsetDateTime,
+    ) -> StoreFuture<'a, ()>;
 
     /// Keeps `answer` (sealed) under `key` until `expires_at`.
     fn remember<'a>(

@@ -313,6 +313,23 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
+    /// `ZREM` from both caps' sets (one hash slot): the hash stays until
+    /// its TTL.
+    fn release<'a>(
+        &'a self,
+        id: &'a TaskId,
+        owner: PrincipalKey,
+        _now: OffsetDateTime,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let member = id.to_string();
+            for set in [self.count_key(), self.owner_count_key(owner)] {
+                self.send(&script::uncount(&set, &member)).await?;
+            }
+            Ok(())
+        })
+    }
+
     fn remember<'a>(
         &'a self,
         key: &'a [u8; 32],

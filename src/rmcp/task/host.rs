@@ -145,6 +145,9 @@ impl TaskHost {
                     if won {
                         if record.status != before {
                             metrics::task_status(record.status.as_str());
+                            if record.status.is_terminal() {
+                                self.release(id, &record, now).await;
+                            }
                         }
                         return Ok(Some(value));
                     }
@@ -154,6 +157,16 @@ impl TaskHost {
         Err(error_data(RpcError::internal_error_because(
             "a task kept changing under every write",
         )))
+    }
+
+    /// Gives back the place the ended task `id` took under the caps, at
+    /// once (its record stays until its TTL, for `tasks/get`). A failure is
+    /// logged: the place comes back at the TTL then.
+    async fn release(&self, id: &TaskId, record: &TaskRecord, now: OffsetDateTime) {
+        let owner = self.owner_key(record.owner.as_deref());
+        if let Err(error) = self.settings.store.release(id, owner, now).await {
+            let _ = store_failed(error);
+        }
     }
 
     /// `record` sealed for the task `id` at store `version`, within

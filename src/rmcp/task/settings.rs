@@ -33,8 +33,8 @@ pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// it renewing its lease, by default: an instance that died leaves its
 /// tasks `failed` within this time.
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
-/// The tasks one principal may hold by default (ended ones count until
-/// their TTL).
+/// The tasks one principal may hold by default (a task that has ended no
+/// longer counts).
 pub const DEFAULT_TASKS_PER_PRINCIPAL: usize = 64;
 /// The tasks a store may hold by default, all principals together.
 pub const DEFAULT_TASKS_TOTAL: usize = 4096;

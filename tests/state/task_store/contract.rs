@@ -42,7 +42,7 @@ const PAST_SHORT: Duration = Duration::from_millis(450);
 /// Every rule, each on a subject `make` gives for its name.
 pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
     type Rule<R> = fn(&R, &Subject);
-    let rules: [(&str, Rule<R>); 7] = [
+    let rules: [(&str, Rule<R>); 8] = [
         ("created", a_created_task_is_found_at_once_by_both_clients),
         ("bytes", records_and_answers_are_stored_as_given),
         ("replace", a_replace_over_the_version_read_wins_once),
@@ -56,6 +56,10 @@ pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
             a_task_is_gone_after_its_expiry_and_frees_its_place,
         ),
         ("answers", remembered_answers_round_trip_and_expire),
+        (
+            "released",
+            a_released_task_frees_its_place_and_stays_readable,
+        ),
     ];
     for (name, rule) in rules {
         rule(run, &make(name));
@@ -256,6 +260,38 @@ fn a_task_is_gone_after_its_expiry_and_frees_its_place<R: Run>(run: &R, s: &Subj
         "an expired task is not replaced"
     );
     on(run, s.two.create(task(&next, 1, b"r", one_only), now())).expect("its place is free again");
+}
+
+fn a_released_task_frees_its_place_and_stays_readable<R: Run>(run: &R, s: &Subject) {
+    let one_each = TaskLimits {
+        per_principal: 1,
+        total: 2,
+    };
+    let (ended, next, other) = (new_id(), new_id(), new_id());
+    on(
+        run,
+        s.one.create(task(&ended, 1, b"ended", one_each), now()),
+    )
+    .expect("create");
+    let error = on(run, s.two.create(task(&next, 1, b"next", one_each), now()));
+    assert!(
+        matches!(error, Err(TaskStoreError::PrincipalFull)),
+        "{error:?}"
+    );
+    on(run, s.two.release(&ended, principal(1), now())).expect("release");
+    on(run, s.one.release(&ended, principal(1), now())).expect("released again: no error");
+    on(run, s.two.create(task(&next, 1, b"next", one_each), now())).expect("its place is free");
+    assert_eq!(
+        load(run, &s.one, &ended).expect("still there").record,
+        b"ended",
+        "a released task stays readable until its expiry"
+    );
+    on(
+        run,
+        s.one.create(task(&other, 2, b"other", one_each), now()),
+    )
+    .expect("in all: two");
+    on(run, s.one.release(&new_id(), principal(3), now())).expect("an unknown id: no error");
 }
 
 fn remembered_answers_round_trip_and_expire<R: Run>(run: &R, s: &Subject) {

@@ -196,3 +196,27 @@ async fn a_task_keeps_a_call_within_its_budget_only() {
     let (created, _) = create_with(addr, "ada", &meta).await;
     assert_eq!(created["result"]["resultType"], "task", "{created}");
 }
+
+#[tokio::test]
+async fn an_ended_task_frees_its_place_at_once() {
+    let addr =
+        on_loopback(Signup::service_with(codec(), |builder| builder.task_limits(1, 10)).unwrap())
+            .await;
+    let (created, _) = create(addr, "ada").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let (refused, _) = create(addr, "ada").await;
+    assert_eq!(refused["error"]["code"], -32000, "{refused}");
+    // Cancelled: its place is free now, not at its TTL an hour on.
+    let params = json!({"taskId": id, "_meta": task_meta()});
+    let ack = rpc(addr, "ada", "tasks/cancel", &id, &params).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let (second, _) = create(addr, "ada").await;
+    let second = second["result"]["taskId"].as_str().unwrap().to_owned();
+    // Completed: likewise; the ended task still answers `tasks/get`.
+    let key = outstanding(&settled(addr, "ada", &second).await);
+    update(addr, "ada", &second, json!({key: refunds(&json!(true))})).await;
+    assert_eq!(settled(addr, "ada", &second).await["status"], "completed");
+    let (third, _) = create(addr, "ada").await;
+    assert_eq!(third["result"]["resultType"], "task", "{third}");
+    assert_eq!(settled(addr, "ada", &id).await["status"], "cancelled");
+}

@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use mrtr_guard::state::PrincipalKey;
 use mrtr_guard::task::{MemoryTaskStore, NewTask, StoreFuture, Stored, TaskId, TaskStore};
 use time::OffsetDateTime;
 
@@ -76,6 +77,15 @@ impl TaskStore for Rewritten {
             }
             Ok(won)
         })
+    }
+
+    fn release<'a>(
+        &'a self,
+        id: &'a TaskId,
+        owner: PrincipalKey,
+        now: OffsetDateTime,
+    ) -> StoreFuture<'a, ()> {
+        self.inner.release(id, owner, now)
     }
 
     fn remember<'a>(
