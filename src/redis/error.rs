@@ -31,9 +31,10 @@ pub enum RedisConfigError {
     PolicyUnreadable,
     /// Redis could not be reached, or answered in error, at start-up.
     Unavailable(RedisUnavailable),
-    /// The key prefix holds `{` or `}`: Redis Cluster would read a hash tag
-    /// there and place keys by it instead of by the layout's one tag
-    /// (`docs/REDIS.md`), which keeps the task store's caps in one slot.
+    /// The key prefix is empty or holds `{` or `}`: Redis Cluster would
+    /// ignore the layout's one hash tag (`{}`) or read another there, and
+    /// place keys by it instead (`docs/REDIS.md`); the tag keeps the task
+    /// store's caps in one slot.
     InvalidKeyPrefix,
 }
 
@@ -77,8 +78,8 @@ impl fmt::Display for RedisConfigError {
                  allow_task_loss_if_redis_evicts() (the task store)",
             ),
             Self::InvalidKeyPrefix => f.write_str(
-                "the redis key prefix holds { or }, which redis cluster reads as a hash tag; \
-                 give key_prefix a prefix without braces",
+                "the redis key prefix is empty or holds { or }, which breaks redis cluster's \
+                 hash tag; give key_prefix a non-empty prefix without braces",
             ),
             Self::Unavailable(why) => write!(
                 f,

@@ -16,11 +16,13 @@ use crate::task::TaskId;
 /// `key_prefix` sets another.
 pub(crate) const DEFAULT_PREFIX: &str = "mrtr-guard";
 
-/// Whether `prefix` may start keys: it holds no `{` or `}`, which Redis
+/// Whether `prefix` may start keys: it is not empty (the layout's hash tag
+/// `{prefix}` would be `{}`, which Redis Cluster ignores, placing the task
+/// store's two caps sets in two slots) and holds no `{` or `}`, which Redis
 /// Cluster would read as a hash tag and place keys by, instead of the
 /// layout's one tag.
 pub(crate) fn valid_prefix(prefix: &str) -> bool {
-    !prefix.contains(['{', '}'])
+    !prefix.is_empty() && !prefix.contains(['{', '}'])
 }
 
 /// Every key the client's contracts write: the prefix, `:`, then each

@@ -90,7 +90,7 @@ impl RedisReplayGuardBuilder {
     ///
     /// # Errors
     ///
-    /// [`RedisConfigError::InvalidKeyPrefix`] for a prefix with `{` or `}`;
+    /// [`RedisConfigError::InvalidKeyPrefix`] for an empty prefix or one with `{` or `}`;
     /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
     /// [`RedisConfigError::TlsNotEnabled`] for a `rediss://` URL or a CA
     /// without feature `redis-tls`; [`RedisConfigError::InsecureTls`] for `rediss://...#insecure`;
@@ -216,13 +216,16 @@ BAMCA0gAMEUCIBivzFwLLwrlOV1GrtIZWIl6+TiDXv5RSuvW8FZbSncfAiEAic8m
                 .err(),
             Some(RedisConfigError::ZeroTimeout)
         );
-        assert_eq!(
-            RedisReplayGuard::builder("redis://127.0.0.1:6379/")
-                .key_prefix("{shop}")
-                .build()
-                .err(),
-            Some(RedisConfigError::InvalidKeyPrefix)
-        );
+        for prefix in ["{shop}", "shop}", ""] {
+            assert_eq!(
+                RedisReplayGuard::builder("redis://127.0.0.1:6379/")
+                    .key_prefix(prefix)
+                    .build()
+                    .err(),
+                Some(RedisConfigError::InvalidKeyPrefix),
+                "{prefix:?}"
+            );
+        }
         assert_eq!(
             RedisConfigError::ZeroTimeout.to_string(),
             "a redis timeout is zero; give connect_timeout, command_timeout, \

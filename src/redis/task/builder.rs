@@ -58,7 +58,7 @@ impl RedisTaskStoreBuilder {
     ///
     /// # Errors
     ///
-    /// [`RedisConfigError::InvalidKeyPrefix`] for a prefix with `{` or `}`;
+    /// [`RedisConfigError::InvalidKeyPrefix`] for an empty prefix or one with `{` or `}`;
     /// [`RedisConfigError::InvalidUrl`] when the URL does not parse;
     /// [`RedisConfigError::TlsNotEnabled`] for a `rediss://` URL or a CA
     /// without feature `redis-tls`; [`RedisConfigError::InsecureTls`] for
