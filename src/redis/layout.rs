@@ -40,6 +40,13 @@ pub(crate) enum Key<'a> {
     Tasks,
     /// The task store's count of one owner's tasks, for its cap.
     OwnerTasks(PrincipalKey),
+    /// The task store's charges (tasks and answers) by expiry, for the
+    /// byte budgets.
+    Held,
+    /// The task store's charge of each task and answer.
+    Charges,
+    /// The task store's bytes held, by owner and in all.
+    Bytes,
 }
 
 impl Key<'_> {
@@ -53,6 +60,9 @@ impl Key<'_> {
             // `{prefix}` is the hash tag: both caps' sets in one slot.
             Self::Tasks => format!("{prefix}:tasks:{{{prefix}}}:all"),
             Self::OwnerTasks(owner) => format!("{prefix}:tasks:{{{prefix}}}:owner:{owner}"),
+            Self::Held => format!("{prefix}:tasks:{{{prefix}}}:held"),
+            Self::Charges => format!("{prefix}:tasks:{{{prefix}}}:charges"),
+            Self::Bytes => format!("{prefix}:tasks:{{{prefix}}}:bytes"),
         }
     }
 }
@@ -125,7 +135,10 @@ mod tests {
                 Key::Task(_) => Some(Key::Answer(&ANSWER)),
                 Key::Answer(_) => Some(Key::Tasks),
                 Key::Tasks => Some(Key::OwnerTasks(PrincipalKey::from_bytes(PRINCIPAL))),
-                Key::OwnerTasks(_) => None,
+                Key::OwnerTasks(_) => Some(Key::Held),
+                Key::Held => Some(Key::Charges),
+                Key::Charges => Some(Key::Bytes),
+                Key::Bytes => None,
             };
             keys.push(key);
         }
@@ -210,7 +223,10 @@ mod tests {
         let task = TaskId::parse(TASK).unwrap();
         for key in every_key(&task) {
             let text = key.under("shop");
-            let tagged = matches!(key, Key::Tasks | Key::OwnerTasks(_));
+            let tagged = matches!(
+                key,
+                Key::Tasks | Key::OwnerTasks(_) | Key::Held | Key::Charges | Key::Bytes
+            );
             assert_eq!(text.contains("{shop}"), tagged, "{text}");
             assert_eq!(text.matches('{').count(), usize::from(tagged), "{text}");
         }

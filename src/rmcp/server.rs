@@ -22,7 +22,7 @@ use super::task::settings::{TaskSettings, TaskSupport};
 use crate::handoff::PrincipalFn;
 use crate::json::Limits;
 use crate::runtime::Flow;
-use crate::task::{MemoryTaskStore, TaskLimits, TaskStore};
+use crate::task::{MemoryTaskStore, TaskStore};
 use crate::tower::layer::ScreenLayer;
 use crate::tower::service::{Authentication, Screen};
 
@@ -167,10 +167,28 @@ impl McpServerBuilder {
     /// ([`RpcError::tasks_at_capacity`](crate::RpcError::tasks_at_capacity)).
     #[must_use]
     pub fn task_limits(mut self, per_principal: usize, total: usize) -> Self {
-        self.tasks.limits = TaskLimits {
-            per_principal,
-            total,
-        };
+        self.tasks.limits.per_principal = per_principal;
+        self.tasks.limits.total = total;
+        self
+    }
+
+    /// The byte budgets of what the task store holds: at most
+    /// `per_principal` bytes for one principal's tasks and remembered
+    /// answers, `total` in the store
+    /// ([`DEFAULT_TASK_BYTES_PER_PRINCIPAL`](super::DEFAULT_TASK_BYTES_PER_PRINCIPAL),
+    /// [`DEFAULT_TASK_BYTES_TOTAL`](super::DEFAULT_TASK_BYTES_TOTAL)). A
+    /// task is charged its sealed record (with its result once it ends, until its TTL) plus
+    /// [`ENTRY_BYTES`](crate::task::ENTRY_BYTES). A call that would create
+    /// a task past one, or an answer that would grow one past it, is
+    /// refused with HTTP 429, `Retry-After` and `-32000`
+    /// ([`RpcError::tasks_over_budget`](crate::RpcError::tasks_over_budget));
+    /// a result or question past it fails its task, saying so. The budget
+    /// of one principal must hold at least one call of
+    /// [`task_call_bytes`](Self::task_call_bytes), or `build` refuses it.
+    #[must_use]
+    pub fn task_budget(mut self, per_principal: usize, total: usize) -> Self {
+        self.tasks.limits.bytes_per_principal = per_principal;
+        self.tasks.limits.bytes_total = total;
         self
     }
 
@@ -346,6 +364,10 @@ impl McpServerBuilder {
         {
             return Err(ServerConfigError::ZeroLimit);
         }
+        let limits = self.tasks.limits;
+        if limits.bytes_per_principal.min(limits.bytes_total) < self.tasks.max_call_bytes {
+            return Err(ServerConfigError::TaskBudgetBelowCall);
+        }
         let anonymous_codec = codec.allows_anonymous();
         let mut layer = ScreenLayer::new()
             .with_limits(self.limits)
@@ -420,6 +442,10 @@ pub enum ServerConfigError {
     /// under a second:
     /// every request (or every session, or task) would fail.
     ZeroLimit,
+    /// A task byte budget smaller than the call a task may keep
+    /// ([`task_call_bytes`](McpServerBuilder::task_call_bytes)): the calls
+    /// it allows could never become tasks.
+    TaskBudgetBelowCall,
 }
 
 impl fmt::Display for ServerConfigError {
@@ -444,6 +470,10 @@ impl fmt::Display for ServerConfigError {
                  max_calls_in_flight, session_idle_timeout, task_limits, task_call_bytes, task_ttl and \
                  task_poll_interval values above zero and task_lease one of a second or more, \
                  or leave their defaults"
+            }
+            Self::TaskBudgetBelowCall => {
+                "a task byte budget (task_budget) is smaller than the call a task may keep \
+                 (task_call_bytes): raise the budget, or lower task_call_bytes"
             }
         })
     }

@@ -13,6 +13,13 @@ pub enum TaskStoreError {
     /// The store holds as many tasks as it may
     /// ([`TaskLimits::total`](crate::task::TaskLimits)).
     Full,
+    /// The principal's tasks and remembered answers take as many bytes as
+    /// they may
+    /// ([`TaskLimits::bytes_per_principal`](crate::task::TaskLimits)).
+    PrincipalOverBudget,
+    /// The store holds as many bytes as it may
+    /// ([`TaskLimits::bytes_total`](crate::task::TaskLimits)).
+    OverBudget,
     /// The store could not be reached or answered something else than it
     /// should: nothing is assumed, the request fails.
     Unavailable(Box<dyn Error + Send + Sync>),
@@ -25,6 +32,8 @@ impl TaskStoreError {
         match self {
             Self::PrincipalFull => "principal_full",
             Self::Full => "full",
+            Self::PrincipalOverBudget => "principal_over_budget",
+            Self::OverBudget => "over_budget",
             Self::Unavailable(_) => "unavailable",
         }
     }
@@ -40,6 +49,15 @@ impl fmt::Display for TaskStoreError {
             Self::Full => f.write_str(
                 "the task store holds as many tasks as it may; raise the total cap \
                  (McpServerBuilder::task_limits)",
+            ),
+            Self::PrincipalOverBudget => f.write_str(
+                "the principal's tasks take as many bytes as they may; let some expire (an \
+                 ended task's result is held until its TTL), or raise the per-principal budget \
+                 (McpServerBuilder::task_budget)",
+            ),
+            Self::OverBudget => f.write_str(
+                "the task store holds as many bytes as it may; raise the total budget \
+                 (McpServerBuilder::task_budget)",
             ),
             Self::Unavailable(error) => write!(f, "the task store failed: {error}"),
         }

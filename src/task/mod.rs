@@ -5,9 +5,11 @@
 //! is what it keeps them in: the [`TaskStore`] contract, the in-process
 //! [`MemoryTaskStore`]; the store every instance of a server shares is on
 //! Redis, with the Redis client (`crate::redis`, feature `redis`). A store
-//! holds sealed bytes under [`TaskId`]s: what a task asked, its answers and
-//! its result are sealed with the server's key and bound to the task's id
-//! before they reach it.
+//! holds sealed bytes under [`TaskId`]s, each task in two parts: its head
+//! (status, questions, result: what polling reads) and its body (the call,
+//! its state and answers). Both are sealed with the server's key and bound
+//! to the task's id and version before they reach it, and everything a
+//! store holds is charged to its owner's byte budget.
 //!
 //! The files: `store` (the contract: [`TaskStore`], what it is given and
 //! gives back), `error` ([`TaskStoreError`]), `id` ([`TaskId`]), `millis`
@@ -26,5 +28,8 @@ mod store;
 
 pub use error::TaskStoreError;
 pub use id::TaskId;
-pub use memory::{DEFAULT_REMEMBERED_BYTES, MemoryTaskStore};
-pub use store::{CREATED_VERSION, NewTask, StoreFuture, Stored, TaskLimits, TaskStore};
+pub use memory::MemoryTaskStore;
+pub use store::{
+    Answer, CREATED_VERSION, ENTRY_BYTES, NewTask, Replacement, StoreFuture, Stored, StoredHead,
+    TaskLimits, TaskStore,
+};

@@ -1,5 +1,7 @@
-//! [`TaskRecord`]: everything the server keeps about one task, sealed with
-//! its key and bound to the task's id before it reaches the store.
+//! [`TaskRecord`]: everything the server keeps about one task, in two
+//! parts sealed apart, each with its key and bound to the task's id and
+//! version before it reaches the store: the [`TaskHead`] polling reads, the
+//! [`TaskBody`] only a change reads.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -11,8 +13,10 @@ use crate::state::{KeyRing, open_record, seal_record};
 use crate::task::id::TaskId;
 use crate::task::millis::from_millis;
 
-/// The record kind tasks are sealed as.
-const KIND: &str = "task";
+/// The record kind a task's head is sealed as.
+const HEAD: &str = "task";
+/// The record kind a task's body is sealed as.
+const BODY: &str = "task-body";
 
 /// A task's status (SEP-2663).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,8 +46,9 @@ impl Status {
     }
 }
 
-/// The call a task runs: what its handler is run with each time.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// The call a task runs: what its handler is run with each time. An ended
+/// task keeps none (the default: no name, no arguments).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct TaskCall {
     /// The tool's name.
     pub(crate) name: String,
@@ -66,9 +71,17 @@ pub(crate) struct Parked {
     pub(crate) external: bool,
 }
 
-/// Everything kept about one task.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// Everything kept about one task: its head and its body, sealed apart.
+#[derive(Debug, Clone)]
 pub(crate) struct TaskRecord {
+    pub(crate) head: TaskHead,
+    pub(crate) body: TaskBody,
+}
+
+/// What `tasks/get` and a running task's checks read: who owns the task,
+/// where it stands, what it asks, and how it ended.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct TaskHead {
     /// The principal that created it (`None`: anonymous).
     pub(crate) owner: Option<String>,
     pub(crate) status: Status,
@@ -88,11 +101,21 @@ pub(crate) struct TaskRecord {
     /// milliseconds. Past it no answer can resume the task.
     #[serde(default)]
     pub(crate) answer_by: Option<i64>,
+    /// Task key -> the question parked under it, while unanswered.
+    pub(crate) outstanding: BTreeMap<String, Parked>,
+    /// The tool's result, once completed.
+    pub(crate) result: Option<Value>,
+    /// The JSON-RPC error, once failed.
+    pub(crate) error: Option<Value>,
+}
+
+/// What only a change of the task reads: the call its runs make, the state
+/// and answers of the next run, the keys used, the mailbox.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct TaskBody {
     pub(crate) call: TaskCall,
     /// The state the handler's next run opens.
     pub(crate) request_state: Option<String>,
-    /// Task key -> the question parked under it, while unanswered.
-    pub(crate) outstanding: BTreeMap<String, Parked>,
     /// Handler key -> the answer given, for the next run: as `tasks/update`
     /// carried it, and as the run's retry hands it to the handler.
     pub(crate) answers: ::rmcp::model::InputResponses,
@@ -105,46 +128,19 @@ pub(crate) struct TaskRecord {
     /// handler, until that code takes it.
     #[serde(default)]
     pub(crate) mailbox: BTreeMap<String, Value>,
-    /// The tool's result, once completed.
-    pub(crate) result: Option<Value>,
-    /// The JSON-RPC error, once failed.
-    pub(crate) error: Option<Value>,
 }
 
-impl TaskRecord {
-    /// A key of the task not used before, made from `base`.
-    pub(crate) fn fresh_key(&mut self, base: &str) -> String {
-        loop {
-            self.issued = self.issued.saturating_add(1);
-            let key = format!("{base}-{}", self.issued);
-            if self.used.insert(key.clone()) {
-                return key;
-            }
-        }
-    }
+/// A record sealed for the store: its head and its body.
+pub(crate) struct Sealed {
+    pub(crate) head: Vec<u8>,
+    pub(crate) body: Vec<u8>,
+}
 
+impl TaskHead {
     /// Whether a question of the handler's is outstanding (a run waits
     /// for it).
     pub(crate) fn handler_asks(&self) -> bool {
         self.outstanding.values().any(|parked| !parked.external)
-    }
-
-    /// Ends the task with `status`: nothing outstanding, nothing to run.
-    pub(crate) fn end(&mut self, status: Status) {
-        self.status = status;
-        self.request_state = None;
-        self.outstanding.clear();
-        self.answers.clear();
-        self.mailbox.clear();
-        self.lease_until = None;
-        self.answer_by = None;
-    }
-
-    /// Ends the task `failed` with the JSON-RPC error `code` and `message`.
-    pub(crate) fn fail(&mut self, code: i64, message: &str) {
-        self.end(Status::Failed);
-        self.status_message = Some(message.to_owned());
-        self.error = Some(serde_json::json!({"code": code, "message": message}));
     }
 
     /// When the task's TTL ends.
@@ -152,23 +148,75 @@ impl TaskRecord {
         let ttl = i64::try_from(self.ttl_ms).unwrap_or(i64::MAX);
         from_millis(self.created_at.saturating_add(ttl))
     }
+
+    /// The head of task `id` at store `version` from its sealed bytes;
+    /// `None` when they do not open for that id and version.
+    pub(crate) fn open(keys: &KeyRing, id: &TaskId, version: u64, sealed: &[u8]) -> Option<Self> {
+        let plain = open_record(keys, HEAD, &bound_id(id, version), sealed)?;
+        serde_json::from_slice(&plain).ok()
+    }
 }
 
 impl TaskRecord {
+    /// A key of the task not used before, made from `base`.
+    pub(crate) fn fresh_key(&mut self, base: &str) -> String {
+        let body = &mut self.body;
+        loop {
+            body.issued = body.issued.saturating_add(1);
+            let key = format!("{base}-{}", body.issued);
+            if body.used.insert(key.clone()) {
+                return key;
+            }
+        }
+    }
+
+    /// Ends the task with `status`: nothing outstanding, nothing to run,
+    /// and no body (no call, no state, no answers) kept.
+    pub(crate) fn end(&mut self, status: Status) {
+        let head = &mut self.head;
+        head.status = status;
+        head.outstanding.clear();
+        head.lease_until = None;
+        head.answer_by = None;
+        self.body = TaskBody::default();
+    }
+
+    /// Ends the task `failed` with the JSON-RPC error `code` and `message`.
+    pub(crate) fn fail(&mut self, code: i64, message: &str) {
+        self.end(Status::Failed);
+        self.head.status_message = Some(message.to_owned());
+        self.head.error = Some(serde_json::json!({"code": code, "message": message}));
+    }
+
     /// The record sealed for the task `id` at store `version` (the one it
     /// will be stored under: 1 when created, one more at each replace);
     /// `None` when it cannot be serialized or the OS random generator fails.
-    pub(crate) fn seal(&self, keys: &KeyRing, id: &TaskId, version: u64) -> Option<Vec<u8>> {
-        let plain = zeroize::Zeroizing::new(serde_json::to_vec(self).ok()?);
-        seal_record(keys, KIND, &bound_id(id, version), &plain)
+    pub(crate) fn seal(&self, keys: &KeyRing, id: &TaskId, version: u64) -> Option<Sealed> {
+        let bound = bound_id(id, version);
+        let head = zeroize::Zeroizing::new(serde_json::to_vec(&self.head).ok()?);
+        let body = zeroize::Zeroizing::new(serde_json::to_vec(&self.body).ok()?);
+        Some(Sealed {
+            head: seal_record(keys, HEAD, &bound, &head)?,
+            body: seal_record(keys, BODY, &bound, &body)?,
+        })
     }
 
-    /// The record of task `id` at store `version` from its sealed bytes;
-    /// `None` when they do not open for that id and version under the ring
-    /// (a record written back over a later version among them).
-    pub(crate) fn open(keys: &KeyRing, id: &TaskId, version: u64, sealed: &[u8]) -> Option<Self> {
-        let plain = open_record(keys, KIND, &bound_id(id, version), sealed)?;
-        serde_json::from_slice(&plain).ok()
+    /// The record of task `id` at store `version` from its sealed head and
+    /// body; `None` when either does not open for that id and version under
+    /// the ring (a record written back over a later version among them).
+    pub(crate) fn open(
+        keys: &KeyRing,
+        id: &TaskId,
+        version: u64,
+        head: &[u8],
+        body: &[u8],
+    ) -> Option<Self> {
+        let head = TaskHead::open(keys, id, version, head)?;
+        let plain = open_record(keys, BODY, &bound_id(id, version), body)?;
+        Some(Self {
+            head,
+            body: serde_json::from_slice(&plain).ok()?,
+        })
     }
 }
 
@@ -189,69 +237,96 @@ mod tests {
 
     fn record() -> TaskRecord {
         TaskRecord {
-            owner: Some("ada".to_owned()),
-            status: Status::Completed,
-            status_message: None,
-            created_at: 0,
-            updated_at: 0,
-            ttl_ms: 1_000,
-            poll_interval_ms: 1_000,
-            lease_until: None,
-            answer_by: None,
-            call: TaskCall {
-                name: "export".to_owned(),
-                arguments: None,
-                meta: Map::new(),
+            head: TaskHead {
+                owner: Some("ada".to_owned()),
+                status: Status::Completed,
+                status_message: None,
+                created_at: 0,
+                updated_at: 0,
+                ttl_ms: 1_000,
+                poll_interval_ms: 1_000,
+                lease_until: None,
+                answer_by: None,
+                outstanding: BTreeMap::new(),
+                result: Some(
+                    serde_json::json!({"content": [{"type": "text", "text": "secret result"}]}),
+                ),
+                error: None,
             },
-            request_state: None,
-            outstanding: BTreeMap::new(),
-            answers: ::rmcp::model::InputResponses::new(),
-            issued: 0,
-            used: BTreeSet::new(),
-            mailbox: BTreeMap::new(),
-            result: Some(
-                serde_json::json!({"content": [{"type": "text", "text": "secret result"}]}),
-            ),
-            error: None,
+            body: TaskBody {
+                call: TaskCall {
+                    name: "export".to_owned(),
+                    arguments: Some(Map::from_iter([("card".to_owned(), "4111".into())])),
+                    meta: Map::new(),
+                },
+                ..TaskBody::default()
+            },
         }
+    }
+
+    fn keys() -> KeyRing {
+        KeyRing::new(MasterKey::from_bytes(&[7; 32]).expect("key"))
     }
 
     #[test]
     fn a_record_opens_for_its_own_task_only_and_shows_nothing() {
-        let keys = KeyRing::new(MasterKey::from_bytes(&[7; 32]).expect("key"));
+        let keys = keys();
         let (a, b) = (TaskId::random().expect("id"), TaskId::random().expect("id"));
         let sealed = record().seal(&keys, &a, 3).expect("sealed");
+        for part in [&sealed.head, &sealed.body] {
+            for clear in [&b"secret"[..], b"ada", b"4111", b"export"] {
+                assert!(!part.windows(clear.len()).any(|w| w == clear), "shows");
+            }
+        }
+        let opened = TaskRecord::open(&keys, &a, 3, &sealed.head, &sealed.body).expect("opens");
+        assert_eq!(opened.head.owner.as_deref(), Some("ada"));
+        assert_eq!(opened.body.call.name, "export");
+        assert!(TaskRecord::open(&keys, &b, 3, &sealed.head, &sealed.body).is_none());
         assert!(
-            !sealed.windows(6).any(|w| w == b"secret"),
-            "the result shows"
-        );
-        assert!(!sealed.windows(3).any(|w| w == b"ada"), "the owner shows");
-        let opened = TaskRecord::open(&keys, &a, 3, &sealed).expect("opens for its id");
-        assert_eq!(opened.owner.as_deref(), Some("ada"));
-        assert!(
-            TaskRecord::open(&keys, &b, 3, &sealed).is_none(),
-            "copied to another id"
+            TaskHead::open(&keys, &b, 3, &sealed.head).is_none(),
+            "copied"
         );
     }
 
     #[test]
     fn a_record_opens_at_its_own_version_only() {
-        let keys = KeyRing::new(MasterKey::from_bytes(&[7; 32]).expect("key"));
+        let keys = keys();
         let id = TaskId::random().expect("id");
         let sealed = record().seal(&keys, &id, 2).expect("sealed");
-        assert!(TaskRecord::open(&keys, &id, 2, &sealed).is_some());
+        assert!(TaskRecord::open(&keys, &id, 2, &sealed.head, &sealed.body).is_some());
+        assert!(TaskHead::open(&keys, &id, 2, &sealed.head).is_some());
         for other in [0, 1, 3, u64::MAX] {
             assert!(
-                TaskRecord::open(&keys, &id, other, &sealed).is_none(),
+                TaskRecord::open(&keys, &id, other, &sealed.head, &sealed.body).is_none(),
                 "written back at version {other}"
             );
+            assert!(TaskHead::open(&keys, &id, other, &sealed.head).is_none());
         }
+    }
+
+    #[test]
+    fn a_head_and_a_body_do_not_stand_in_for_each_other() {
+        let keys = keys();
+        let id = TaskId::random().expect("id");
+        let sealed = record().seal(&keys, &id, 1).expect("sealed");
+        assert!(TaskHead::open(&keys, &id, 1, &sealed.body).is_none());
+        assert!(TaskRecord::open(&keys, &id, 1, &sealed.body, &sealed.head).is_none());
+    }
+
+    #[test]
+    fn an_ended_task_keeps_no_body() {
+        let mut record = record();
+        record.body.request_state = Some("state".to_owned());
+        record.end(Status::Cancelled);
+        assert!(record.body.call.arguments.is_none());
+        assert!(record.body.request_state.is_none());
+        assert_eq!(record.head.owner.as_deref(), Some("ada"));
     }
 
     #[test]
     fn keys_are_never_reused_in_a_task() {
         let mut record = record();
-        record.used.insert("go-2".to_owned());
+        record.body.used.insert("go-2".to_owned());
         let keys: Vec<String> = (0..3).map(|_| record.fresh_key("go")).collect();
         assert_eq!(keys, ["go-1", "go-3", "go-4"]);
     }

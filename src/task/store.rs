@@ -1,6 +1,6 @@
-//! The contract of a task store: sealed records under versions, created
-//! durably, replaced only over the version read, within caps; and the
-//! remembered answers of final rounds.
+//! The contract of a task store: sealed records (a head and a body) under
+//! versions, created durably, replaced only over the version read, within
+//! caps of counts and of bytes; and the remembered answers of final rounds.
 //!
 //! A store keeps bytes it cannot read: every record and answer is sealed
 //! with the server's key and bound to its id before it gets here
@@ -22,47 +22,147 @@ use crate::task::id::TaskId;
 /// trait object ([`Arc<dyn TaskStore>`](std::sync::Arc)).
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'a>>;
 
-/// The caps on stored tasks: at most `per_principal` for one principal and
-/// `total` in the store, counting every task not yet expired nor released
-/// (ended).
+/// The caps on what a store holds: counts of live tasks, and bytes.
+///
+/// A task counts under `per_principal` and `total` until it ends
+/// ([`TaskStore::release`]) or expires. Its bytes (its sealed head and body
+/// plus [`ENTRY_BYTES`]) and a remembered answer's count under
+/// `bytes_per_principal` and `bytes_total` until they expire: an ended
+/// task's result is held, and charged, until its TTL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TaskLimits {
-    /// Tasks one principal may hold.
+    /// Live tasks one principal may hold.
     pub per_principal: usize,
-    /// Tasks the store may hold.
+    /// Live tasks the store may hold.
     pub total: usize,
+    /// Bytes one principal's tasks and remembered answers may take.
+    pub bytes_per_principal: usize,
+    /// Bytes the store may hold, all principals together.
+    pub bytes_total: usize,
 }
 
-/// A new task: its id, its owner's key (for the caps), its sealed record and
-/// when the store may forget it.
+/// What every entry (a task, a remembered answer) is charged beyond its
+/// sealed bytes: what a store spends to keep it (its id, its key, its
+/// place in the caps), so that many small entries cost what they take.
+pub const ENTRY_BYTES: usize = 512;
+
+/// A new task: its id, its owner's key (for the caps), its sealed head and
+/// body, and when the store may forget it.
 #[derive(Debug, Clone, Copy)]
 pub struct NewTask<'a> {
     /// The task's id.
     pub id: &'a TaskId,
     /// The key of the principal that created it (never the principal).
     pub owner: PrincipalKey,
-    /// The sealed record.
-    pub record: &'a [u8],
+    /// The sealed head: what `tasks/get` reads (status, questions, result).
+    pub head: &'a [u8],
+    /// The sealed body: what only a change of the task reads (the call,
+    /// its state and answers).
+    pub body: &'a [u8],
     /// When the store forgets it.
     pub expires_at: OffsetDateTime,
     /// The caps it is created within.
     pub limits: TaskLimits,
 }
 
+impl NewTask<'_> {
+    /// The bytes it is charged: its head, its body and [`ENTRY_BYTES`].
+    #[must_use]
+    pub fn charge(&self) -> usize {
+        charge(self.head, self.body)
+    }
+}
+
+/// A replacement of a task's record: written only over `version`, within
+/// the byte caps.
+#[derive(Debug, Clone, Copy)]
+pub struct Replacement<'a> {
+    /// The task's id.
+    pub id: &'a TaskId,
+    /// The key of the principal that created it.
+    pub owner: PrincipalKey,
+    /// The version read: the replacement is stored as `version + 1`.
+    pub version: u64,
+    /// The sealed head.
+    pub head: &'a [u8],
+    /// The sealed body.
+    pub body: &'a [u8],
+    /// When the store forgets it.
+    pub expires_at: OffsetDateTime,
+    /// A new end to the task's count under the count caps, when it moves
+    /// (`None`: it does not): a task parked on a question no answer can
+    /// resume after a time counts until that time, not until its expiry.
+    /// A released task no longer counts whatever this says.
+    pub counted_until: Option<OffsetDateTime>,
+    /// The caps it is written within (the byte caps: a replacement that
+    /// grows the task past them is refused; one that does not grow it never
+    /// is).
+    pub limits: TaskLimits,
+}
+
+impl Replacement<'_> {
+    /// The bytes it is charged: its head, its body and [`ENTRY_BYTES`].
+    #[must_use]
+    pub fn charge(&self) -> usize {
+        charge(self.head, self.body)
+    }
+}
+
+/// A final round's sealed answer to remember under `key` until
+/// `expires_at`, charged to `owner`.
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'a> {
+    /// What it is kept under.
+    pub key: &'a [u8; 32],
+    /// The key of the principal whose round it answered.
+    pub owner: PrincipalKey,
+    /// The sealed answer.
+    pub answer: &'a [u8],
+    /// When the store forgets it.
+    pub expires_at: OffsetDateTime,
+    /// The byte caps it is kept within: past them it is not kept.
+    pub limits: TaskLimits,
+}
+
+impl Answer<'_> {
+    /// The bytes it is charged: the answer and [`ENTRY_BYTES`].
+    #[must_use]
+    pub fn charge(&self) -> usize {
+        charge(self.answer, &[])
+    }
+}
+
+fn charge(head: &[u8], body: &[u8]) -> usize {
+    head.len()
+        .saturating_add(body.len())
+        .saturating_add(ENTRY_BYTES)
+}
+
 /// The version of a task's record when it is created: every replacement
 /// over version `v` stores `v + 1`.
 pub const CREATED_VERSION: u64 = 1;
 
-/// A record as stored: its bytes and its version, which a replacement must
-/// name.
+/// A task as stored: its version, which a replacement must name, and its
+/// sealed head and body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stored {
     /// The version: [`CREATED_VERSION`] when created, one more with every
     /// replacement. Records are sealed bound to the version they are
     /// stored under, so a store that counted otherwise would open none.
     pub version: u64,
-    /// The sealed record.
-    pub record: Vec<u8>,
+    /// The sealed head.
+    pub head: Vec<u8>,
+    /// The sealed body.
+    pub body: Vec<u8>,
+}
+
+/// A task's head as stored, without its body: what polling reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredHead {
+    /// The version, as [`Stored::version`].
+    pub version: u64,
+    /// The sealed head.
+    pub head: Vec<u8>,
 }
 
 /// Where a server's tasks live, shared by every instance that serves them.
@@ -78,7 +178,18 @@ pub struct Stored {
 ///   through it, which is what makes an answered key resume a task once.
 /// - **Read your write**: a `load` after a `replace` resolved sees it.
 /// - **Caps**: a create past [`TaskLimits`] is refused, with which cap; a
-///   task [`release`](Self::release)d (ended) no longer counts.
+///   task counts until its expiry, or the `counted_until` its last
+///   replacement set; one [`release`](Self::release)d (ended) no longer
+///   counts, but its bytes do until it expires.
+/// - **Budgets in bytes**: every task and remembered answer is charged what
+///   it holds (its `charge()`) until it expires; a create, or a replacement
+///   that grows a task, past [`TaskLimits::bytes_per_principal`] or
+///   [`TaskLimits::bytes_total`] is refused, with which budget, and changes
+///   nothing; a replacement that does not grow a task is never refused. A
+///   store may count a task's bytes high for a while (a replacement that
+///   lost its race), never low.
+/// - **Heads alone**: [`load_head`](Self::load_head) reads a task's head
+///   without its body, at the same version.
 /// - **Expiry**: a record is gone after its `expires_at`.
 ///
 /// Every method takes `now`, the time by the server's clock (its
@@ -94,22 +205,36 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
     /// # Errors
     ///
     /// [`TaskStoreError::PrincipalFull`] or [`TaskStoreError::Full`] at a
-    /// cap; [`TaskStoreError::Unavailable`] when the store failed.
+    /// count cap, [`TaskStoreError::PrincipalOverBudget`] or
+    /// [`TaskStoreError::OverBudget`] at a byte cap;
+    /// [`TaskStoreError::Unavailable`] when the store failed.
     fn create<'a>(&'a self, task: NewTask<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()>;
 
-    /// The task's record and version, or `None` for an id it does not hold
-    /// (never created, or expired).
+    /// The task's head, body and version, or `None` for an id it does not
+    /// hold (never created, or expired).
     fn load<'a>(&'a self, id: &'a TaskId, now: OffsetDateTime) -> StoreFuture<'a, Option<Stored>>;
 
-    /// Replaces the record of `id` if its version is still `version`:
-    /// `true` when it did, `false` when another write came first (or the
-    /// task is gone).
-    fn replace<'a>(
+    /// The task's head and version, without its body: what `tasks/get`
+    /// and a running task's checks read.
+    fn load_head<'a>(
         &'a self,
         id: &'a TaskId,
-        version: u64,
-        record: &'a [u8],
-        expires_at: OffsetDateTime,
+        now: OffsetDateTime,
+    ) -> StoreFuture<'a, Option<StoredHead>>;
+
+    /// Replaces the head and body of a task if its version is still the
+    /// one read: `true` when it did, `false` when another write came first
+    /// (or the task is gone).
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::PrincipalOverBudget`] or
+    /// [`TaskStoreError::OverBudget`] when it would grow the task past a
+    /// byte cap (nothing written); [`TaskStoreError::Unavailable`] when the
+    /// store failed.
+    fn replace<'a>(
+        &'a self,
+        replacement: Replacement<'a>,
         now: OffsetDateTime,
     ) -> StoreFuture<'a, bool>;
 
@@ -128,14 +253,15 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
         now: OffsetDateTime,
     ) -> StoreFuture<'a, ()>;
 
-    /// Keeps `answer` (sealed) under `key` until `expires_at`.
-    fn remember<'a>(
-        &'a self,
-        key: &'a [u8; 32],
-        answer: &'a [u8],
-        expires_at: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> StoreFuture<'a, ()>;
+    /// Keeps the sealed `answer` under its key until its expiry, within
+    /// the byte caps.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::PrincipalOverBudget`] or
+    /// [`TaskStoreError::OverBudget`] past a byte cap (not kept);
+    /// [`TaskStoreError::Unavailable`] when the store failed.
+    fn remember<'a>(&'a self, answer: Answer<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()>;
 
     /// The answer kept under `key`, if it is still kept.
     fn recall<'a>(

@@ -274,6 +274,29 @@ impl RpcError {
         )
     }
 
+    /// `-32000`, HTTP 429: a task could not be created, or answered, past
+    /// the byte budget `what` (`data.limit`, e.g. `"task bytes for this
+    /// principal"`). What frees room is a task's bytes expiring (an ended
+    /// task's result is kept until its TTL) or a task that has not ended
+    /// being cancelled (`tasks/cancel` drops its call and answers); the
+    /// server answers with `Retry-After`.
+    ///
+    /// ```
+    /// use mrtr_guard::RpcError;
+    ///
+    /// let error = RpcError::tasks_over_budget("task bytes for this principal");
+    /// assert_eq!((error.code(), error.http_status()), (-32000, 429));
+    /// ```
+    pub fn tasks_over_budget(what: &'static str) -> Self {
+        Self::new(
+            Self::CAPACITY_REACHED,
+            "The tasks hold as many bytes as they may: cancel a task that has not ended (with \
+             tasks/cancel), or wait for ended tasks to expire, then retry",
+            Some(json!({"limit": what})),
+            429,
+        )
+    }
+
     /// `-32600`, HTTP 408: the request body did not arrive in time.
     pub fn body_timeout() -> Self {
         Self::new(Self::INVALID_REQUEST, "Request body timed out", None, 408)

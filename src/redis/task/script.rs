@@ -1,81 +1,263 @@
 //! The task store's commands on Redis, each atomic on the keys of one hash
-//! slot, and what their replies mean: the caps (two sorted sets), a task's
-//! hash (its version and record), a remembered answer (a string).
+//! slot, and what their replies mean: the caps (two sorted sets) and the
+//! byte budgets (a sorted set and two hashes) in the caps' slot, a task's
+//! hash (its version, head and body), a remembered answer (a string).
 
 use redis::{Cmd, Value};
 
 use crate::redis::error::{self, RedisUnavailable};
-use crate::task::{Stored, TaskLimits, TaskStoreError};
+use crate::task::{Stored, StoredHead, TaskLimits, TaskStoreError};
 
-/// The caps check, atomic on the two sorted sets of one hash slot (`KEYS`:
-/// every task, the owner's tasks; members are task ids scored by their
+/// The byte budgets' Lua, shared by the scripts that charge: `forget`
+/// drops the charges expired at `now` (at most 256 a call: the rest at the
+/// next), giving their bytes back; `charge` charges `member` of `owner`
+/// `n` bytes at `version` in three keys of the caps' slot (`held`: members
+/// by expiry; `charges`: member -> "bytes version owner"; `bytes`: `all`
+/// and each owner -> bytes held), refusing growth past the owner's budget
+/// (0) or the total (-1). A charge at an older version than the one held
+/// changes nothing; before a write (`settle` 0) a charge is never lowered
+/// (2 when it was kept higher: the write settles it after); a settle sets
+/// it exactly. Every key lives as long as its longest entry.
+const BUDGET: &str = "\
+local function forget(held, charges, bytes, now)
+  local gone = redis.call('ZRANGEBYSCORE', held, '-inf', now, 'LIMIT', 0, 256)
+  for _, m in ipairs(gone) do
+    local c = redis.call('HGET', charges, m)
+    if c then
+      local n, _, o = string.match(c, '^(%d+) (%d+) (%x+)$')
+      redis.call('HINCRBY', bytes, 'all', -tonumber(n))
+      if redis.call('HINCRBY', bytes, o, -tonumber(n)) <= 0 then redis.call('HDEL', bytes, o) end
+      redis.call('HDEL', charges, m)
+    end
+    redis.call('ZREM', held, m)
+  end
+end
+local function keep(key, ttl)
+  if redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+end
+local function charge(k, member, owner, n, version, settle, expiry, ttl, per_owner, total)
+  local old, at = 0, 0
+  local c = redis.call('HGET', k[2], member)
+  if c then
+    local a, b = string.match(c, '^(%d+) (%d+)')
+    old, at = tonumber(a), tonumber(b)
+  end
+  if version < at then return 1 end
+  local new, kept = n, 1
+  if settle == 0 and n < old then new, kept = old, 2 end
+  local more = new - old
+  if more > 0 then
+    if tonumber(redis.call('HGET', k[3], 'all') or '0') + more > total then return -1 end
+    if tonumber(redis.call('HGET', k[3], owner) or '0') + more > per_owner then return 0 end
+  end
+  redis.call('HSET', k[2], member, string.format('%d %d %s', new, version, owner))
+  if more ~= 0 then
+    redis.call('HINCRBY', k[3], 'all', more)
+    redis.call('HINCRBY', k[3], owner, more)
+  end
+  redis.call('ZADD', k[1], expiry, member)
+  for i = 1, 3 do keep(k[i], ttl) end
+  return kept
+end
+";
+
+/// The caps check of a new task, atomic on the keys of the caps' slot
+/// (`KEYS`: every task, the owner's tasks, then `held`, `charges`, `bytes`
+/// as [`BUDGET`] names them; count members are task ids scored by their
 /// expiry in Unix ms): forgets the expired, admits a task already counted
-/// (2: the same create sent again), refuses at the total cap (-1), then at
-/// the owner's (0), else counts the task in both (1) and keeps each set as
-/// long as its longest entry. `ARGV`: now (Unix ms), the task's
-/// expiry (Unix ms), the total cap, the owner's cap, the task id, its TTL
-/// in ms.
+/// (2: the same create sent again), refuses at the total count (-1), then
+/// at the owner's (0), then past the total bytes (-2) or the owner's (-3),
+/// else counts and charges the task (1). `ARGV`: now (Unix ms), the task's
+/// expiry (Unix ms), the total cap, the owner's cap, the task id, its TTL in
+/// ms, the owner's key, the task's charge, the owner's byte budget, the
+/// total.
 const CAPS: &str = "\
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+forget(KEYS[3], KEYS[4], KEYS[5], ARGV[1])
 if redis.call('ZSCORE', KEYS[2], ARGV[5]) then return 2 end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return -1 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+local charged = charge({KEYS[3], KEYS[4], KEYS[5]}, ARGV[5], ARGV[7], tonumber(ARGV[8]), 1, 1,
+  ARGV[2], tonumber(ARGV[6]), tonumber(ARGV[9]), tonumber(ARGV[10]))
+if charged == -1 then return -2 end
+if charged == 0 then return -3 end
 for i = 1, 2 do
   redis.call('ZADD', KEYS[i], ARGV[2], ARGV[5])
-  if redis.call('PTTL', KEYS[i]) < tonumber(ARGV[6]) then
-    redis.call('PEXPIRE', KEYS[i], ARGV[6])
-  end
+  keep(KEYS[i], tonumber(ARGV[6]))
 end
 return 1
 ";
 
-/// A new task's hash, unless the id is taken (0): version 1 and the record,
-/// forgotten after the TTL. The same create sent again (the hash holds this
-/// very record, sealed under a fresh nonce) is done (1). `ARGV`: the record,
-/// the TTL in ms.
+/// A charge of a replacement or a remembered answer (`KEYS`: `held`,
+/// `charges`, `bytes`): forgets the expired, then [`BUDGET`]'s `charge`.
+/// `ARGV`: now, the member, the owner's key, the bytes, the version,
+/// settle (0 or 1), the expiry (Unix ms), the TTL in ms, the owner's
+/// budget, the total.
+const CHARGE: &str = "\
+forget(KEYS[1], KEYS[2], KEYS[3], ARGV[1])
+return charge(KEYS, ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
+  ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10]))
+";
+
+/// Gives back the charge of a member whose write failed (`KEYS`: `held`,
+/// `charges`, `bytes`; `ARGV`: the member).
+const UNCHARGE: &str = "\
+local c = redis.call('HGET', KEYS[2], ARGV[1])
+if not c then return 0 end
+local n, _, o = string.match(c, '^(%d+) (%d+) (%x+)$')
+redis.call('HINCRBY', KEYS[3], 'all', -tonumber(n))
+if redis.call('HINCRBY', KEYS[3], o, -tonumber(n)) <= 0 then redis.call('HDEL', KEYS[3], o) end
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
+return 1
+";
+
+/// A new end to a task's count (`KEYS`: every task, the owner's tasks;
+/// `ARGV`: the task id, the end in Unix ms): its score moved in each set
+/// that still counts it (`XX`: a released task stays released).
+const RECOUNT: &str = "\
+for i = 1, 2 do redis.call('ZADD', KEYS[i], 'XX', ARGV[2], ARGV[1]) end
+return 1
+";
+
+/// `EVAL` moving the end of the task `member`'s count to `until_ms`.
+pub(super) fn recount(total_key: &str, owner_key: &str, member: &str, until_ms: i64) -> Cmd {
+    let mut command = redis::cmd("EVAL");
+    command
+        .arg(RECOUNT)
+        .arg(2)
+        .arg(total_key)
+        .arg(owner_key)
+        .arg(member)
+        .arg(until_ms);
+    command
+}
+
+/// A new task's hash, unless the id is taken (0): version 1, the head and
+/// the body, forgotten after the TTL. The same create sent again (the hash
+/// holds this very head, sealed under a fresh nonce) is done (1). `ARGV`:
+/// the head, the body, the TTL in ms.
 const CREATE: &str = "\
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  if redis.call('HGET', KEYS[1], 'r') == ARGV[1] then return 1 end
+  if redis.call('HGET', KEYS[1], 'h') == ARGV[1] then return 1 end
   return 0
 end
-redis.call('HSET', KEYS[1], 'v', '1', 'r', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1
-";
-
-/// Compare and replace: only when the hash's version is still the one read
-/// (compared as text: no float on the way), the next version, the record
-/// and the new TTL (1); otherwise nothing (0), the task gone included.
-/// `ARGV`: the version read, the record, the TTL in ms.
-const REPLACE: &str = "\
-if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
-redis.call('HINCRBY', KEYS[1], 'v', 1)
-redis.call('HSET', KEYS[1], 'r', ARGV[2])
+redis.call('HSET', KEYS[1], 'v', '1', 'h', ARGV[1], 'b', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 ";
 
-/// `EVAL` of the caps check for the task `member`.
+/// Compare and replace: only when the hash's version is still the one read
+/// (compared as text: no float on the way), the next version, the head, the
+/// body and the new TTL (1); otherwise nothing (0), the task gone included.
+/// `ARGV`: the version read, the head, the body, the TTL in ms.
+const REPLACE: &str = "\
+if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
+redis.call('HINCRBY', KEYS[1], 'v', 1)
+redis.call('HSET', KEYS[1], 'h', ARGV[2], 'b', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+";
+
+/// The keys of the caps' slot a charge names: `held`, `charges`, `bytes`.
+pub(super) struct Budget<'a> {
+    pub(super) held: &'a str,
+    pub(super) charges: &'a str,
+    pub(super) bytes: &'a str,
+}
+
+/// What is charged: a member of an owner, its bytes, at a version, until
+/// an expiry (Unix ms; TTL ms).
+pub(super) struct Charge<'a> {
+    pub(super) member: &'a str,
+    pub(super) owner: &'a str,
+    pub(super) bytes: usize,
+    pub(super) version: u64,
+    pub(super) expires: (i64, u64),
+}
+
+/// `EVAL` of the caps check for the task `charge` names.
 pub(super) fn caps(
-    total_key: &str,
-    owner_key: &str,
-    member: &str,
+    (total_key, owner_key): (&str, &str),
+    budget: &Budget<'_>,
+    charge: &Charge<'_>,
     limits: TaskLimits,
-    (now_ms, expires_ms, ttl_ms): (i64, i64, u64),
+    now_ms: i64,
 ) -> Cmd {
     let mut command = redis::cmd("EVAL");
     command
-        .arg(CAPS)
-        .arg(2)
+        .arg(format!("{BUDGET}{CAPS}"))
+        .arg(5)
         .arg(total_key)
         .arg(owner_key)
+        .arg(budget.held)
+        .arg(budget.charges)
+        .arg(budget.bytes)
         .arg(now_ms)
-        .arg(expires_ms)
+        .arg(charge.expires.0)
         .arg(limits.total)
         .arg(limits.per_principal)
-        .arg(member)
-        .arg(ttl_ms);
+        .arg(charge.member)
+        .arg(charge.expires.1)
+        .arg(charge.owner)
+        .arg(charge.bytes)
+        .arg(limits.bytes_per_principal)
+        .arg(limits.bytes_total);
+    command
+}
+
+/// `EVAL` of a charge: before the write (`settle` false: never lowered)
+/// or after it (exact).
+pub(super) fn charge(
+    budget: &Budget<'_>,
+    charge: &Charge<'_>,
+    settle: bool,
+    limits: TaskLimits,
+    now_ms: i64,
+) -> Cmd {
+    let mut command = redis::cmd("EVAL");
+    command
+        .arg(format!("{BUDGET}{CHARGE}"))
+        .arg(3)
+        .arg(budget.held)
+        .arg(budget.charges)
+        .arg(budget.bytes)
+        .arg(now_ms)
+        .arg(charge.member)
+        .arg(charge.owner)
+        .arg(charge.bytes)
+        .arg(charge.version)
+        .arg(u8::from(settle))
+        .arg(charge.expires.0)
+        .arg(charge.expires.1)
+        .arg(limits.bytes_per_principal)
+        .arg(limits.bytes_total);
+    command
+}
+
+/// What a charge answered: `true` when it was kept higher than asked (the
+/// write that follows settles it).
+pub(super) fn charged(reply: &Value) -> Result<bool, TaskStoreError> {
+    match reply {
+        Value::Int(1) => Ok(false),
+        Value::Int(2) => Ok(true),
+        Value::Int(0) => Err(TaskStoreError::PrincipalOverBudget),
+        Value::Int(-1) => Err(TaskStoreError::OverBudget),
+        _ => Err(unexpected("the budget's charge")),
+    }
+}
+
+/// `EVAL` giving back the charge of `member`.
+pub(super) fn uncharge(budget: &Budget<'_>, member: &str) -> Cmd {
+    let mut command = redis::cmd("EVAL");
+    command
+        .arg(UNCHARGE)
+        .arg(3)
+        .arg(budget.held)
+        .arg(budget.charges)
+        .arg(budget.bytes)
+        .arg(member);
     command
 }
 
@@ -87,6 +269,8 @@ pub(super) fn admitted(reply: &Value) -> Result<bool, TaskStoreError> {
         Value::Int(2) => Ok(false),
         Value::Int(0) => Err(TaskStoreError::PrincipalFull),
         Value::Int(-1) => Err(TaskStoreError::Full),
+        Value::Int(-2) => Err(TaskStoreError::OverBudget),
+        Value::Int(-3) => Err(TaskStoreError::PrincipalOverBudget),
         _ => Err(unexpected("the caps check")),
     }
 }
@@ -100,21 +284,28 @@ pub(super) fn uncount(key: &str, member: &str) -> Cmd {
 }
 
 /// `EVAL` of the new task's hash.
-pub(super) fn create(key: &str, record: &[u8], ttl_ms: u64) -> Cmd {
+pub(super) fn create(key: &str, (head, body): (&[u8], &[u8]), ttl_ms: u64) -> Cmd {
     let mut command = redis::cmd("EVAL");
-    command.arg(CREATE).arg(1).arg(key).arg(record).arg(ttl_ms);
+    command
+        .arg(CREATE)
+        .arg(1)
+        .arg(key)
+        .arg(head)
+        .arg(body)
+        .arg(ttl_ms);
     command
 }
 
 /// `EVAL` of compare and replace.
-pub(super) fn replace(key: &str, version: u64, record: &[u8], ttl_ms: u64) -> Cmd {
+pub(super) fn replace(key: &str, version: u64, (head, body): (&[u8], &[u8]), ttl_ms: u64) -> Cmd {
     let mut command = redis::cmd("EVAL");
     command
         .arg(REPLACE)
         .arg(1)
         .arg(key)
         .arg(version.to_string())
-        .arg(record)
+        .arg(head)
+        .arg(body)
         .arg(ttl_ms);
     command
 }
@@ -128,29 +319,72 @@ pub(super) fn wrote(reply: &Value, command: &str) -> Result<bool, TaskStoreError
     }
 }
 
-/// `HMGET key v r`: a task's version and record.
+/// `HMGET key v h b`: a task's version, head and body.
 pub(super) fn load(key: &str) -> Cmd {
     let mut command = redis::cmd("HMGET");
-    command.arg(key).arg("v").arg("r");
+    command.arg(key).arg("v").arg("h").arg("b");
     command
 }
 
-/// What `HMGET key v r` answered: the task, or `None` when the key is gone.
+/// `HMGET key v h`: a task's version and head, without its body.
+pub(super) fn load_head(key: &str) -> Cmd {
+    let mut command = redis::cmd("HMGET");
+    command.arg(key).arg("v").arg("h");
+    command
+}
+
+/// What `HMGET key v h b` answered: the task, or `None` when the key is
+/// gone.
 pub(super) fn loaded(reply: Value) -> Result<Option<Stored>, TaskStoreError> {
+    let Some([version, head, body]) = fields(reply)? else {
+        return Ok(None);
+    };
+    Ok(Some(Stored {
+        version: version_of(&version)?,
+        head,
+        body,
+    }))
+}
+
+/// What `HMGET key v h` answered: the task's head, or `None` when the key
+/// is gone.
+pub(super) fn loaded_head(reply: Value) -> Result<Option<StoredHead>, TaskStoreError> {
+    let Some([version, head]) = fields(reply)? else {
+        return Ok(None);
+    };
+    Ok(Some(StoredHead {
+        version: version_of(&version)?,
+        head,
+    }))
+}
+
+/// The `N` fields `HMGET` answered, `None` when all are nil (the key is
+/// gone), an error when some are and some are not.
+fn fields<const N: usize>(reply: Value) -> Result<Option<[Vec<u8>; N]>, TaskStoreError> {
     let Value::Array(fields) = reply else {
         return Err(unexpected("HMGET"));
     };
-    match <[Value; 2]>::try_from(fields) {
-        Ok([Value::Nil, Value::Nil]) => Ok(None),
-        Ok([Value::BulkString(version), Value::BulkString(record)]) => {
-            let version = std::str::from_utf8(&version)
-                .ok()
-                .and_then(|text| text.parse().ok())
-                .ok_or_else(|| unexpected("HMGET"))?;
-            Ok(Some(Stored { version, record }))
-        }
-        _ => Err(unexpected("HMGET")),
+    if fields.len() == N && fields.iter().all(|field| matches!(field, Value::Nil)) {
+        return Ok(None);
     }
+    let bytes: Vec<Vec<u8>> = fields
+        .into_iter()
+        .map(|field| match field {
+            Value::BulkString(bytes) => Ok(bytes),
+            _ => Err(unexpected("HMGET")),
+        })
+        .collect::<Result<_, _>>()?;
+    <[Vec<u8>; N]>::try_from(bytes)
+        .map(Some)
+        .map_err(|_| unexpected("HMGET"))
+}
+
+/// A version as the hash holds it: decimal text.
+fn version_of(text: &[u8]) -> Result<u64, TaskStoreError> {
+    std::str::from_utf8(text)
+        .ok()
+        .and_then(|text| text.parse().ok())
+        .ok_or_else(|| unexpected("HMGET"))
 }
 
 /// `SET key answer PX ttl`.
@@ -225,29 +459,55 @@ mod tests {
             "principal_full"
         );
         assert_eq!(admitted(&Value::Int(-1)).unwrap_err().code(), "full");
+        assert_eq!(admitted(&Value::Int(-2)).unwrap_err().code(), "over_budget");
+        assert_eq!(
+            admitted(&Value::Int(-3)).unwrap_err().code(),
+            "principal_over_budget"
+        );
+        assert!(!charged(&Value::Int(1)).unwrap());
+        assert!(charged(&Value::Int(2)).unwrap());
+        assert_eq!(
+            charged(&Value::Int(0)).unwrap_err().code(),
+            "principal_over_budget"
+        );
+        assert_eq!(charged(&Value::Int(-1)).unwrap_err().code(), "over_budget");
         assert_eq!(admitted(&Value::Nil).unwrap_err().code(), "unavailable");
     }
 
     #[test]
     fn a_task_reads_back_from_its_hash_or_fails_closed() {
-        let found = loaded(Value::Array(vec![bulk(b"7"), bulk(b"\x00sealed")])).unwrap();
+        let found = loaded(Value::Array(vec![bulk(b"7"), bulk(b"\x00h"), bulk(b"b")])).unwrap();
         assert_eq!(
             found,
             Some(Stored {
                 version: 7,
-                record: b"\x00sealed".to_vec()
+                head: b"\x00h".to_vec(),
+                body: b"b".to_vec(),
+            })
+        );
+        let head = loaded_head(Value::Array(vec![bulk(b"7"), bulk(b"h")])).unwrap();
+        assert_eq!(
+            head,
+            Some(StoredHead {
+                version: 7,
+                head: b"h".to_vec()
             })
         );
         assert_eq!(
-            loaded(Value::Array(vec![Value::Nil, Value::Nil])).unwrap(),
+            loaded(Value::Array(vec![Value::Nil, Value::Nil, Value::Nil])).unwrap(),
+            None
+        );
+        assert_eq!(
+            loaded_head(Value::Array(vec![Value::Nil, Value::Nil])).unwrap(),
             None
         );
         for odd in [
             Value::Nil,
-            Value::Array(vec![bulk(b"x"), bulk(b"r")]),
-            Value::Array(vec![bulk(b"-1"), bulk(b"r")]),
-            Value::Array(vec![bulk(b"1"), Value::Nil]),
-            Value::Array(vec![bulk(b"1")]),
+            Value::Array(vec![bulk(b"x"), bulk(b"h"), bulk(b"b")]),
+            Value::Array(vec![bulk(b"-1"), bulk(b"h"), bulk(b"b")]),
+            Value::Array(vec![bulk(b"1"), bulk(b"h"), Value::Nil]),
+            Value::Array(vec![bulk(b"1"), bulk(b"h")]),
+            Value::Array(vec![Value::Nil, Value::Nil]),
         ] {
             assert_eq!(loaded(odd).unwrap_err().code(), "unavailable");
         }

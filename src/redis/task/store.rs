@@ -13,7 +13,10 @@ use crate::redis::layout::{DEFAULT_PREFIX, Key, time_to_live_ms};
 use crate::redis::task::script;
 use crate::state::PrincipalKey;
 use crate::task::millis::millis;
-use crate::task::{NewTask, StoreFuture, Stored, TaskId, TaskStore, TaskStoreError};
+use crate::task::{
+    Answer, CREATED_VERSION, NewTask, Replacement, StoreFuture, Stored, StoredHead, TaskId,
+    TaskStore, TaskStoreError,
+};
 
 /// Feature `redis`: a [`TaskStore`] on Redis (one node, TLS, or Redis
 /// Cluster), for a server that runs as several instances: give each the
@@ -24,11 +27,12 @@ use crate::task::{NewTask, StoreFuture, Stored, TaskId, TaskStore, TaskStoreErro
 /// # Keys
 ///
 /// Under the prefix (default `mrtr-guard`): a hash per task
-/// ([`task_key`](Self::task_key)), a string per remembered answer
-/// ([`answer_key`](Self::answer_key)), and the caps' two sorted sets
-/// ([`count_key`](Self::count_key),
-/// [`owner_count_key`](Self::owner_count_key)) under one Cluster hash tag.
-/// Each key's type, TTL and writer, and the prefix rule, are in
+/// ([`task_key`](Self::task_key)) holding its version, sealed head and
+/// sealed body, a string per remembered answer
+/// ([`answer_key`](Self::answer_key)), and, under one Cluster hash tag, the
+/// caps' two sorted sets ([`count_key`](Self::count_key),
+/// [`owner_count_key`](Self::owner_count_key)) and the byte budgets' three
+/// keys. Each key's type, TTL and writer, and the prefix rule, are in
 /// `docs/REDIS.md`.
 ///
 /// Records and answers reach the store sealed with the server's key and
@@ -38,23 +42,32 @@ use crate::task::{NewTask, StoreFuture, Stored, TaskId, TaskStore, TaskStoreErro
 /// # What each call does
 ///
 /// - [`create`](TaskStore::create): the caps script (drops the expired
-///   entries, `ZCARD`, refuses at a cap, else `ZADD` to both sets; both
-///   caps are checked and counted in one script, so they are never
-///   overshot, however many instances create at once), then a
-///   script that writes the task's hash unless the id exists, with its
-///   `PX`. The task is written, on the node that holds its key, before
-///   `create` resolves; a create that fails after its caps check gives its
-///   place back (`ZREM`, best effort: a place not given back is counted
-///   until the task's expiry, never more).
-/// - [`load`](TaskStore::load): `HMGET key v r`, one command on the node
-///   that holds the key, so a replacement that resolved is what the next
-///   load reads, on any instance.
-/// - [`replace`](TaskStore::replace): a script that compares the version and
-///   writes the next one, the record and the new `PX` only when it is the
-///   version read; atomic on the one key, so of concurrent replacements over
-///   one version exactly one wins.
+///   entries and charges, refuses at a count cap or past a byte budget,
+///   else counts the task in both sets and charges its bytes: all checked
+///   and counted in one script, so no cap is overshot, however many
+///   instances create at once), then a script that writes the task's hash
+///   unless the id exists, with its `PX`. The task is written, on the node
+///   that holds its key, before `create` resolves; a create that fails
+///   after its caps check gives its place and its charge back (best effort:
+///   what is not given back is counted until the task's expiry, never
+///   more).
+/// - [`load`](TaskStore::load): `HMGET key v h b`;
+///   [`load_head`](TaskStore::load_head): `HMGET key v h`, the body left in
+///   Redis. One command on the node that holds the key, so a replacement
+///   that resolved is what the next load reads, on any instance.
+/// - [`replace`](TaskStore::replace): first the charge script, which
+///   refuses growth past a budget and never lowers a charge; then a script
+///   that compares the version and writes the next one, the head, the body
+///   and the new `PX` only when it is the version read (atomic on the one
+///   key, so of concurrent replacements over one version exactly one wins);
+///   then, when the task's count ends at another time (a question parked),
+///   that end moved in both caps' sets (`ZADD XX`); then, when the task
+///   shrank, the charge settled to its size. The two
+///   run on two nodes of a cluster, so a replacement that loses its race,
+///   or fails between them, leaves the charge high until the next write or
+///   the expiry: a task is never charged less than it holds.
 /// - [`remember`](TaskStore::remember) / [`recall`](TaskStore::recall):
-///   `SET key answer PX ms`, `GET key`.
+///   the charge script, then `SET key answer PX ms`; `GET key`.
 ///
 /// Each `PX` is relative (from this instance's clock at the call), so
 /// Redis' clock plays no part. The caps' scores are absolute, from the
@@ -84,8 +97,10 @@ use crate::task::{NewTask, StoreFuture, Stored, TaskId, TaskStore, TaskStoreErro
 /// [`allow_task_loss_if_redis_evicts`](crate::redis::RedisTaskStoreBuilder::allow_task_loss_if_redis_evicts)
 /// skips the check, for a managed service that forbids `CONFIG`. A full
 /// `noeviction` Redis answers `OOM`: the call fails, nothing is assumed
-/// written. Remembered answers have no byte cap of their own here: Redis'
-/// `maxmemory` is theirs.
+/// written. Size `maxmemory` above the task budget
+/// ([`TaskLimits::bytes_total`](crate::task::TaskLimits), its Redis
+/// overhead, and the replay guard's keys): the budget then refuses tasks
+/// before Redis is full, and the guard sharing the Redis keeps serving.
 ///
 /// # Failing closed
 ///
@@ -248,6 +263,12 @@ impl RedisTaskStore {
         }
     }
 
+    /// The keys of the byte budgets, in the caps' slot.
+    fn budget_keys(&self) -> [String; 3] {
+        let prefix = &self.inner.prefix;
+        [Key::Held, Key::Charges, Key::Bytes].map(|key| key.under(prefix))
+    }
+
     async fn create_task(
         &self,
         task: NewTask<'_>,
@@ -255,17 +276,28 @@ impl RedisTaskStore {
     ) -> Result<(), TaskStoreError> {
         let ttl_ms = time_to_live_ms(task.expires_at, now);
         let member = task.id.to_string();
+        let owner = task.owner.to_string();
         let (all, owned) = (self.count_key(), self.owner_count_key(task.owner));
-        let caps = script::caps(
-            &all,
-            &owned,
-            &member,
-            task.limits,
-            (millis(now), millis(task.expires_at), ttl_ms),
-        );
+        let [held, charges, bytes] = self.budget_keys();
+        let budget = script::Budget {
+            held: &held,
+            charges: &charges,
+            bytes: &bytes,
+        };
+        let charge = script::Charge {
+            member: &member,
+            owner: &owner,
+            bytes: task.charge(),
+            version: CREATED_VERSION,
+            expires: (millis(task.expires_at), ttl_ms),
+        };
+        let caps = script::caps((&all, &owned), &budget, &charge, task.limits, millis(now));
         let counted = script::admitted(&self.send(&caps).await?)?;
         let key = self.task_key(task.id);
-        let written = match self.write(&script::create(&key, task.record, ttl_ms)).await {
+        let written = match self
+            .write(&script::create(&key, (task.head, task.body), ttl_ms))
+            .await
+        {
             Ok(reply) => script::wrote(&reply, "the task's creation"),
             Err(error) => Err(error),
         };
@@ -274,14 +306,92 @@ impl RedisTaskStore {
             Ok(false) => TaskStoreError::Unavailable("a task with this id exists".into()),
             Err(error) => error,
         };
-        // Best effort: a place not given back is counted until the expiry.
-        // A place an earlier call counted is that call's to give back.
+        // Best effort: a place or a charge not given back is counted until
+        // the expiry. One an earlier call counted is that call's to give
+        // back.
         if counted {
             for set in [&all, &owned] {
                 let _ = self.send(&script::uncount(set, &member)).await;
             }
+            let _ = self.send(&script::uncharge(&budget, &member)).await;
         }
         Err(failure)
+    }
+
+    /// A replacement, charged before it is written (never lower: a
+    /// replacement that loses its race leaves its charge high, never low)
+    /// and settled after it when it shrank the task.
+    async fn replace_task(
+        &self,
+        replacement: Replacement<'_>,
+        now: OffsetDateTime,
+    ) -> Result<bool, TaskStoreError> {
+        let ttl_ms = time_to_live_ms(replacement.expires_at, now);
+        let member = replacement.id.to_string();
+        let owner = replacement.owner.to_string();
+        let [held, charges, bytes] = self.budget_keys();
+        let budget = script::Budget {
+            held: &held,
+            charges: &charges,
+            bytes: &bytes,
+        };
+        let charge = script::Charge {
+            member: &member,
+            owner: &owner,
+            bytes: replacement.charge(),
+            version: replacement.version.saturating_add(1),
+            expires: (millis(replacement.expires_at), ttl_ms),
+        };
+        let (limits, now_ms) = (replacement.limits, millis(now));
+        let reserve = script::charge(&budget, &charge, false, limits, now_ms);
+        let shrank = script::charged(&self.send(&reserve).await?)?;
+        let command = script::replace(
+            &self.task_key(replacement.id),
+            replacement.version,
+            (replacement.head, replacement.body),
+            ttl_ms,
+        );
+        let won = script::wrote(&self.write(&command).await?, "the task's replacement")?;
+        if let (true, Some(until)) = (won, replacement.counted_until) {
+            let owned = self.owner_count_key(replacement.owner);
+            let recount = script::recount(&self.count_key(), &owned, &member, millis(until));
+            script::wrote(&self.send(&recount).await?, "the count's new end")?;
+        }
+        if won && shrank {
+            // Best effort: a charge not settled stays high until the next
+            // write or the expiry.
+            let _ = self
+                .send(&script::charge(&budget, &charge, true, limits, now_ms))
+                .await;
+        }
+        Ok(won)
+    }
+
+    async fn remember_answer(
+        &self,
+        answer: Answer<'_>,
+        now: OffsetDateTime,
+    ) -> Result<(), TaskStoreError> {
+        let ttl_ms = time_to_live_ms(answer.expires_at, now);
+        let member = self.answer_key(answer.key);
+        let owner = answer.owner.to_string();
+        let [held, charges, bytes] = self.budget_keys();
+        let budget = script::Budget {
+            held: &held,
+            charges: &charges,
+            bytes: &bytes,
+        };
+        let charge = script::Charge {
+            member: &member,
+            owner: &owner,
+            bytes: answer.charge(),
+            version: CREATED_VERSION,
+            expires: (millis(answer.expires_at), ttl_ms),
+        };
+        let reserve = script::charge(&budget, &charge, false, answer.limits, millis(now));
+        script::charged(&self.send(&reserve).await?)?;
+        let command = script::remember(&self.answer_key(answer.key), answer.answer, ttl_ms);
+        script::set(&self.write(&command).await?)
     }
 }
 
@@ -298,19 +408,24 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn replace<'a>(
+    /// `HMGET key v h`: the body stays in Redis.
+    fn load_head<'a>(
         &'a self,
         id: &'a TaskId,
-        version: u64,
-        record: &'a [u8],
-        expires_at: OffsetDateTime,
+        _now: OffsetDateTime,
+    ) -> StoreFuture<'a, Option<StoredHead>> {
+        Box::pin(async move {
+            let reply = self.send(&script::load_head(&self.task_key(id))).await?;
+            script::loaded_head(reply)
+        })
+    }
+
+    fn replace<'a>(
+        &'a self,
+        replacement: Replacement<'a>,
         now: OffsetDateTime,
     ) -> StoreFuture<'a, bool> {
-        Box::pin(async move {
-            let ttl_ms = time_to_live_ms(expires_at, now);
-            let command = script::replace(&self.task_key(id), version, record, ttl_ms);
-            script::wrote(&self.write(&command).await?, "the task's replacement")
-        })
+        Box::pin(self.replace_task(replacement, now))
     }
 
     /// `ZREM` from both caps' sets (one hash slot): the hash stays until
@@ -330,18 +445,8 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
-    fn remember<'a>(
-        &'a self,
-        key: &'a [u8; 32],
-        answer: &'a [u8],
-        expires_at: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let ttl_ms = time_to_live_ms(expires_at, now);
-            let command = script::remember(&self.answer_key(key), answer, ttl_ms);
-            script::set(&self.write(&command).await?)
-        })
+    fn remember<'a>(&'a self, answer: Answer<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()> {
+        Box::pin(self.remember_answer(answer, now))
     }
 
     /// Redis forgets an answer itself at its expiry: `now` is not read.

@@ -15,18 +15,18 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::host::{TaskHost, duration_ms, store_failed};
+use super::host::{ALL_BYTES, PRINCIPAL_BYTES, TaskHost, duration_ms, store_failed};
 use super::run::spawn;
 use super::settings::TaskSupport;
 use super::view::task;
-use crate::handoff::{AtCapacity, RawArguments, ReplayNoted, TaskOffer, TaskStart};
+use crate::handoff::{RawArguments, ReplayNoted, TaskOffer, TaskStart};
 use crate::metrics;
 use crate::rmcp::error::error_data;
 use crate::runtime::TaskPhase;
 use crate::state::{open_record, seal_record};
 use crate::task::millis::millis;
-use crate::task::record::{Status, TaskCall, TaskRecord};
-use crate::task::{CREATED_VERSION, NewTask, TaskId, TaskStoreError};
+use crate::task::record::{Status, TaskBody, TaskCall, TaskHead, TaskRecord};
+use crate::task::{Answer, CREATED_VERSION, NewTask, TaskId, TaskStoreError};
 use crate::wire::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, Method, RpcError};
 
 /// The most bytes of a final round's answer that are remembered: a larger
@@ -79,6 +79,7 @@ impl TaskHost {
             }
         }
         let state = noted.as_ref().and(params.request_state.clone());
+        let caller = state.as_ref().and(self.caller(&cx)).map(str::to_owned);
         // What creating the task needs, kept only where a task is offered.
         let offered = (phase == TaskPhase::Offered).then(|| (params.clone(), cx.clone()));
         let response = match inner.call_tool(params, cx).await {
@@ -96,7 +97,8 @@ impl TaskHost {
             }
             _ => response,
         };
-        self.remember(state.as_deref(), &response).await;
+        self.remember(state.as_deref(), caller.as_deref(), &response)
+            .await;
         Ok(response)
     }
 
@@ -161,25 +163,26 @@ impl TaskHost {
             )));
         }
         let record = TaskRecord {
-            owner,
-            status: Status::Working,
-            status_message: None,
-            created_at: millis(now),
-            updated_at: millis(now),
-            ttl_ms: u64::try_from(duration_ms(self.settings.ttl)).unwrap_or(u64::MAX),
-            poll_interval_ms: u64::try_from(duration_ms(self.settings.poll_interval))
-                .unwrap_or(u64::MAX),
-            lease_until: Some(self.lease_from(now)),
-            answer_by: None,
-            call,
-            request_state: Some(request_state),
-            outstanding: Default::default(),
-            answers: Default::default(),
-            issued: 0,
-            used: Default::default(),
-            mailbox: Default::default(),
-            result: None,
-            error: None,
+            head: TaskHead {
+                owner,
+                status: Status::Working,
+                status_message: None,
+                created_at: millis(now),
+                updated_at: millis(now),
+                ttl_ms: u64::try_from(duration_ms(self.settings.ttl)).unwrap_or(u64::MAX),
+                poll_interval_ms: u64::try_from(duration_ms(self.settings.poll_interval))
+                    .unwrap_or(u64::MAX),
+                lease_until: Some(self.lease_from(now)),
+                answer_by: None,
+                outstanding: Default::default(),
+                result: None,
+                error: None,
+            },
+            body: TaskBody {
+                call,
+                request_state: Some(request_state),
+                ..TaskBody::default()
+            },
         };
         let sealed = self.seal(&id, CREATED_VERSION, &record)?;
         let created = self
@@ -188,23 +191,19 @@ impl TaskHost {
             .create(
                 NewTask {
                     id: &id,
-                    owner: self.owner_key(record.owner.as_deref()),
-                    record: &sealed,
-                    expires_at: record.expires_at(),
+                    owner: self.owner_key(record.head.owner.as_deref()),
+                    head: &sealed.head,
+                    body: &sealed.body,
+                    expires_at: record.head.expires_at(),
                     limits: self.settings.limits,
                 },
                 now,
             )
             .await;
-        match created {
-            Ok(()) => {}
-            Err(TaskStoreError::PrincipalFull) => {
-                return Err(self.at_capacity(cx, "tasks for this principal"));
-            }
-            Err(TaskStoreError::Full) => return Err(self.at_capacity(cx, "tasks")),
-            Err(error) => return Err(store_failed(error)),
+        if let Err(error) = created {
+            return Err(self.refused(cx, error));
         }
-        metrics::task_status(record.status.as_str());
+        metrics::task_status(record.head.status.as_str());
         spawn(
             Arc::clone(self),
             Arc::clone(inner),
@@ -213,23 +212,34 @@ impl TaskHost {
             InputResponses::new(),
             cx,
         );
-        Ok(CreateTaskResult::new(task(&id, &record)))
+        Ok(CreateTaskResult::new(task(&id, &record.head)))
     }
 
-    /// The refusal of a task past the cap `what`: HTTP 429, with a
-    /// `Retry-After` of the poll interval the server tells its clients (at
-    /// least a second), through the screen.
-    fn at_capacity(&self, cx: &RequestContext<RoleServer>, what: &'static str) -> ErrorData {
-        let retry_after = self.settings.poll_interval.as_secs().max(1);
-        AtCapacity::note(cx.extensions.get::<http::request::Parts>(), retry_after);
-        error_data(RpcError::tasks_at_capacity(what))
+    /// What a client is told when the store refused a task: at a cap or a
+    /// budget, HTTP 429 with `Retry-After`; else the store failed.
+    fn refused(&self, cx: &RequestContext<RoleServer>, error: TaskStoreError) -> ErrorData {
+        let refusal = match error {
+            TaskStoreError::PrincipalFull => {
+                RpcError::tasks_at_capacity("tasks for this principal")
+            }
+            TaskStoreError::Full => RpcError::tasks_at_capacity("tasks"),
+            TaskStoreError::PrincipalOverBudget => RpcError::tasks_over_budget(PRINCIPAL_BYTES),
+            TaskStoreError::OverBudget => RpcError::tasks_over_budget(ALL_BYTES),
+            error => return store_failed(error),
+        };
+        self.at_capacity(cx, refusal)
     }
 
     /// Remembers the answer of a final round (one that carried a state and
     /// completed or created a task), under a replay guard, within
     /// [`MAX_REMEMBERED_ANSWER`]. A store failure is only logged: the call
     /// has been answered already.
-    async fn remember(&self, state: Option<&str>, response: &CallToolResponse) {
+    async fn remember(
+        &self,
+        state: Option<&str>,
+        owner: Option<&str>,
+        response: &CallToolResponse,
+    ) {
         let (Some(state), true) = (state, self.guarded) else {
             return;
         };
@@ -249,14 +259,20 @@ impl TaskHost {
             return;
         };
         let now = self.now();
-        let until = now.saturating_add(self.round_ttl);
-        if let Err(error) = self
-            .settings
-            .store
-            .remember(&key, &sealed, until, now)
-            .await
-        {
-            let _ = store_failed(error);
+        let answer = Answer {
+            key: &key,
+            owner: self.owner_key(owner),
+            answer: &sealed,
+            expires_at: now.saturating_add(self.round_ttl),
+            limits: self.settings.limits,
+        };
+        match self.settings.store.remember(answer, now).await {
+            // Past a budget, a retry of the round gets the refusal of a
+            // used state, as past `MAX_REMEMBERED_ANSWER`.
+            Ok(()) | Err(TaskStoreError::PrincipalOverBudget | TaskStoreError::OverBudget) => {}
+            Err(error) => {
+                let _ = store_failed(error);
+            }
         }
     }
 

@@ -10,19 +10,23 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use time::OffsetDateTime;
 
 use super::settings::TaskSettings;
-use crate::handoff::Principal;
+use crate::handoff::{AtCapacity, Principal};
 use crate::metrics;
 use crate::rmcp::error::error_data;
 use crate::runtime::Flow;
 use crate::state::{KeyRing, PrincipalKey};
-use crate::task::TaskId;
 use crate::task::millis::{from_millis, millis};
-use crate::task::record::TaskRecord;
+use crate::task::record::{Sealed, TaskHead, TaskRecord};
+use crate::task::{Replacement, TaskId, TaskLimits, TaskStoreError};
 use crate::wire::RpcError;
 
 /// The most bytes a task's sealed record may take: what a task asked, its
 /// answers and its result together.
 pub(crate) const MAX_RECORD_BYTES: usize = 1024 * 1024;
+
+/// The byte budgets, as a refusal names them (`data.limit`).
+pub(crate) const PRINCIPAL_BYTES: &str = "task bytes for this principal";
+pub(crate) const ALL_BYTES: &str = "task bytes";
 
 /// How many times a change is tried again when another write came first.
 const RETRIES: usize = 16;
@@ -49,10 +53,38 @@ pub(crate) enum Access<'a> {
 
 /// What a change of a task decided.
 pub(crate) enum Change<T> {
-    /// Write the changed record, then return `T`.
+    /// Write the changed record, whatever it now takes (the host's own
+    /// bookkeeping: a lease, an ending, a failure), then return `T`.
     Write(T),
+    /// Write the changed record only within the byte budgets (it holds
+    /// more of what a client or the handler gave: answers, questions, a
+    /// result), then return `T`.
+    Grow(T),
     /// Write nothing; return `T`.
     Keep(T),
+}
+
+/// Why a change was not made.
+pub(crate) enum NotChanged {
+    /// A [`Change::Grow`] past the byte budget named (as `data.limit`).
+    OverBudget(&'static str),
+    /// The store failed, or the task kept changing: the request fails.
+    Failed(ErrorData),
+}
+
+impl From<NotChanged> for ErrorData {
+    fn from(not: NotChanged) -> Self {
+        match not {
+            NotChanged::OverBudget(what) => error_data(RpcError::tasks_over_budget(what)),
+            NotChanged::Failed(error) => error,
+        }
+    }
+}
+
+impl From<ErrorData> for NotChanged {
+    fn from(error: ErrorData) -> Self {
+        Self::Failed(error)
+    }
 }
 
 impl TaskHost {
@@ -103,17 +135,46 @@ impl TaskHost {
         let Some(stored) = loaded.map_err(store_failed)? else {
             return Ok(None);
         };
-        let Some(record) = TaskRecord::open(self.keys(), id, stored.version, &stored.record) else {
-            log_refused(id, "record_does_not_open");
+        let opened = TaskRecord::open(self.keys(), id, stored.version, &stored.head, &stored.body);
+        Ok(self
+            .visible(id, opened, |record| &record.head, access)
+            .map(|record| (stored.version, record)))
+    }
+
+    /// The head of task `id` as `access` sees it (its body is not read):
+    /// `None` as for [`load_for`](Self::load_for).
+    pub(crate) async fn head_for(
+        &self,
+        id: &TaskId,
+        access: Access<'_>,
+    ) -> Result<Option<TaskHead>, ErrorData> {
+        let loaded = self.settings.store.load_head(id, self.now()).await;
+        let Some(stored) = loaded.map_err(store_failed)? else {
             return Ok(None);
         };
+        let opened = TaskHead::open(self.keys(), id, stored.version, &stored.head);
+        Ok(self.visible(id, opened, |head| head, access))
+    }
+
+    /// `opened` when it opened and `access` may see it; the refusal logged.
+    fn visible<R>(
+        &self,
+        id: &TaskId,
+        opened: Option<R>,
+        head: impl Fn(&R) -> &TaskHead,
+        access: Access<'_>,
+    ) -> Option<R> {
+        let Some(opened) = opened else {
+            log_refused(id, "record_does_not_open");
+            return None;
+        };
         if let Access::Owner(caller) = access
-            && record.owner.as_deref() != caller
+            && head(&opened).owner.as_deref() != caller
         {
             log_refused(id, "another_principal");
-            return Ok(None);
+            return None;
         }
-        Ok(Some((stored.version, record)))
+        Some(opened)
     }
 
     /// Changes the task `id` by `change`, read afresh and written over the
@@ -124,46 +185,67 @@ impl TaskHost {
         id: &TaskId,
         access: Access<'_>,
         mut change: impl FnMut(&mut TaskRecord, OffsetDateTime) -> Change<T>,
-    ) -> Result<Option<T>, ErrorData> {
+    ) -> Result<Option<T>, NotChanged> {
         for _ in 0..RETRIES {
             let Some((version, mut record)) = self.load_for(id, access).await? else {
                 return Ok(None);
             };
             let now = self.now();
-            let before = record.status;
-            match change(&mut record, now) {
+            let before = record.head.status;
+            let counted_before = counted_until(&record.head);
+            let (value, limits) = match change(&mut record, now) {
                 Change::Keep(value) => return Ok(Some(value)),
-                Change::Write(value) => {
-                    record.updated_at = millis(now);
-                    let sealed = self.seal(id, version.saturating_add(1), &record)?;
-                    let won = self
-                        .settings
-                        .store
-                        .replace(id, version, &sealed, record.expires_at(), now)
-                        .await
-                        .map_err(store_failed)?;
-                    if won {
-                        if record.status != before {
-                            metrics::task_status(record.status.as_str());
-                            if record.status.is_terminal() {
-                                self.release(id, &record, now).await;
-                            }
-                        }
-                        return Ok(Some(value));
+                Change::Grow(value) => (value, self.settings.limits),
+                Change::Write(value) => (
+                    value,
+                    TaskLimits {
+                        bytes_per_principal: usize::MAX,
+                        bytes_total: usize::MAX,
+                        ..self.settings.limits
+                    },
+                ),
+            };
+            record.head.updated_at = millis(now);
+            let sealed = self.seal(id, version.saturating_add(1), &record)?;
+            let owner = self.owner_key(record.head.owner.as_deref());
+            let replacement = Replacement {
+                id,
+                owner,
+                version,
+                head: &sealed.head,
+                body: &sealed.body,
+                expires_at: record.head.expires_at(),
+                counted_until: Some(counted_until(&record.head)).filter(|at| *at != counted_before),
+                limits,
+            };
+            let won = match self.settings.store.replace(replacement, now).await {
+                Ok(won) => won,
+                Err(TaskStoreError::PrincipalOverBudget) => {
+                    return Err(NotChanged::OverBudget(PRINCIPAL_BYTES));
+                }
+                Err(TaskStoreError::OverBudget) => return Err(NotChanged::OverBudget(ALL_BYTES)),
+                Err(error) => return Err(store_failed(error).into()),
+            };
+            if won {
+                if record.head.status != before {
+                    metrics::task_status(record.head.status.as_str());
+                    if record.head.status.is_terminal() {
+                        self.release(id, owner, now).await;
                     }
                 }
+                return Ok(Some(value));
             }
         }
         Err(error_data(RpcError::internal_error_because(
             "a task kept changing under every write",
-        )))
+        ))
+        .into())
     }
 
     /// Gives back the place the ended task `id` took under the caps, at
     /// once (its record stays until its TTL, for `tasks/get`). A failure is
     /// logged: the place comes back at the TTL then.
-    async fn release(&self, id: &TaskId, record: &TaskRecord, now: OffsetDateTime) {
-        let owner = self.owner_key(record.owner.as_deref());
+    async fn release(&self, id: &TaskId, owner: PrincipalKey, now: OffsetDateTime) {
         if let Err(error) = self.settings.store.release(id, owner, now).await {
             let _ = store_failed(error);
         }
@@ -176,16 +258,41 @@ impl TaskHost {
         id: &TaskId,
         version: u64,
         record: &TaskRecord,
-    ) -> Result<Vec<u8>, ErrorData> {
+    ) -> Result<Sealed, ErrorData> {
         let sealed = record
             .seal(self.keys(), id, version)
             .ok_or_else(|| error_data(RpcError::internal_error()))?;
-        if sealed.len() > MAX_RECORD_BYTES {
+        if sealed.head.len().saturating_add(sealed.body.len()) > MAX_RECORD_BYTES {
             return Err(error_data(RpcError::invalid_params(
                 "the task's answers are too large",
             )));
         }
         Ok(sealed)
+    }
+
+    /// The refusal `refusal` (a cap or a budget: HTTP 429), with a
+    /// `Retry-After` of the poll interval the server tells its clients (at
+    /// least a second), through the screen.
+    pub(crate) fn at_capacity(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        refusal: RpcError,
+    ) -> ErrorData {
+        let retry_after = self.settings.poll_interval.as_secs().max(1);
+        AtCapacity::note(cx.extensions.get::<http::request::Parts>(), retry_after);
+        error_data(refusal)
+    }
+
+    /// What the client of `cx` is answered when a change was not made.
+    pub(crate) fn not_changed(
+        &self,
+        cx: &RequestContext<RoleServer>,
+        not: NotChanged,
+    ) -> ErrorData {
+        match not {
+            NotChanged::OverBudget(what) => self.at_capacity(cx, RpcError::tasks_over_budget(what)),
+            NotChanged::Failed(error) => error,
+        }
     }
 
     /// Until when questions parked at `now` can be answered: the round TTL
@@ -203,7 +310,7 @@ impl TaskHost {
 
 /// Whether a non-terminal task has outlived its TTL, or, working, its
 /// lease, or, parked, the time its questions could be answered in.
-pub(crate) fn overdue(record: &TaskRecord, now: OffsetDateTime) -> Option<&'static str> {
+pub(crate) fn overdue(record: &TaskHead, now: OffsetDateTime) -> Option<&'static str> {
     if record.status.is_terminal() {
         return None;
     }
@@ -221,6 +328,18 @@ pub(crate) fn overdue(record: &TaskRecord, now: OffsetDateTime) -> Option<&'stat
             Some("the server instance running the task stopped")
         }
         _ => None,
+    }
+}
+
+/// Until when a task counts under the count caps: the time its question
+/// can be answered by while the handler's question is parked (no answer
+/// resumes it after), else its expiry.
+fn counted_until(head: &TaskHead) -> OffsetDateTime {
+    match head.answer_by {
+        Some(by) if head.handler_asks() && !head.status.is_terminal() => {
+            from_millis(by).min(head.expires_at())
+        }
+        _ => head.expires_at(),
     }
 }
 

@@ -10,7 +10,7 @@ use std::time::Duration;
 use ::rmcp::ErrorData;
 use serde_json::{Value, json};
 
-use super::host::{Access, Change, TaskHost};
+use super::host::{Access, Change, NotChanged, TaskHost};
 use super::settings::TaskSettings;
 use crate::form::{Answers, Form, Report, Verdict};
 use crate::runtime::{Flow, Reply, Round, asks_again, reask_message};
@@ -112,18 +112,18 @@ impl TaskInbox {
         let parked = self
             .host
             .change(id, Access::Host, |record, _| {
-                if record.status.is_terminal() {
+                if record.head.status.is_terminal() {
                     return Change::Keep(Err(TaskAskError::Ended));
                 }
                 let key = if named {
-                    if !record.used.insert(base.to_owned()) {
+                    if !record.body.used.insert(base.to_owned()) {
                         return Change::Keep(Err(TaskAskError::KeyUsed));
                     }
                     base.to_owned()
                 } else {
                     record.fresh_key(base)
                 };
-                record.outstanding.insert(
+                record.head.outstanding.insert(
                     key.clone(),
                     Parked {
                         key: key.clone(),
@@ -131,30 +131,41 @@ impl TaskInbox {
                         external: true,
                     },
                 );
-                record.status = Status::InputRequired;
-                Change::Write(Ok(key))
+                record.head.status = Status::InputRequired;
+                Change::Grow(Ok(key))
             })
             .await
-            .map_err(store)?;
+            .map_err(not_changed)?;
         parked.ok_or(TaskAskError::UnknownTask)?
     }
 
-    /// Waits for the answer under `key` and takes it out of the mailbox.
+    /// Waits for the answer under `key` and takes it out of the mailbox:
+    /// while the question is outstanding, only the task's head is read.
     async fn take(&self, id: &TaskId, key: &str) -> Result<Value, TaskAskError> {
         loop {
+            let head = self.host.head_for(id, Access::Host).await.map_err(store)?;
+            match head {
+                None => return Err(TaskAskError::Ended),
+                Some(head) if head.status.is_terminal() => return Err(TaskAskError::Ended),
+                Some(head) if head.outstanding.contains_key(key) => {
+                    tokio::time::sleep(POLL).await;
+                    continue;
+                }
+                Some(_) => {}
+            }
             let taken = self
                 .host
                 .change(id, Access::Host, |record, _| {
-                    if let Some(answer) = record.mailbox.remove(key) {
+                    if let Some(answer) = record.body.mailbox.remove(key) {
                         return Change::Write(Ok(Some(answer)));
                     }
-                    if record.status.is_terminal() {
+                    if record.head.status.is_terminal() {
                         return Change::Keep(Err(TaskAskError::Ended));
                     }
                     Change::Keep(Ok(None))
                 })
                 .await
-                .map_err(store)?
+                .map_err(not_changed)?
                 .ok_or(TaskAskError::Ended)??;
             if let Some(answer) = taken {
                 return Ok(answer);
@@ -183,6 +194,13 @@ fn store(_: ErrorData) -> TaskAskError {
     TaskAskError::Store
 }
 
+fn not_changed(not: NotChanged) -> TaskAskError {
+    match not {
+        NotChanged::OverBudget(_) => TaskAskError::OverBudget,
+        NotChanged::Failed(_) => TaskAskError::Store,
+    }
+}
+
 /// Why [`TaskInbox::ask`] has no answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -193,6 +211,9 @@ pub enum TaskAskError {
     KeyUsed,
     /// The task ended (completed, failed, cancelled) before the answer came.
     Ended,
+    /// The question would grow the task past its owner's byte budget, or
+    /// the store's ([`McpServerBuilder::task_budget`](crate::rmcp::McpServerBuilder::task_budget)).
+    OverBudget,
     /// The task store failed, or the OS random generator did; the log
     /// event says which.
     Store,
@@ -206,6 +227,7 @@ impl fmt::Display for TaskAskError {
                 "the key was used in this task before; name another, or let one be generated"
             }
             Self::Ended => "the task ended before the question was answered",
+            Self::OverBudget => "the question does not fit the task's byte budget",
             Self::Store => "the task store failed (see the task_store_failed log event)",
         })
     }

@@ -16,30 +16,34 @@ use crate::task::TaskId;
 use crate::task::record::Status;
 
 impl TaskHost {
-    /// `tasks/get`: the task as it stands. A task past its TTL, or whose
-    /// instance stopped renewing its lease while it worked, is failed here,
-    /// on whichever instance reads it.
+    /// `tasks/get`: the task as it stands, from its head alone. A task past
+    /// its TTL, whose instance stopped renewing its lease while it worked,
+    /// or whose question's time ran out, is failed here, on whichever
+    /// instance reads it.
     pub(crate) async fn get(
         &self,
         params: GetTaskParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
-        let record = self
-            .change(
-                &id,
-                Access::Owner(self.caller(cx)),
-                |record, now| match overdue(record, now) {
+        let caller = Access::Owner(self.caller(cx));
+        let head = self.head_for(&id, caller).await?.ok_or_else(unknown_task)?;
+        if overdue(&head, self.now()).is_none() {
+            return Ok(GetTaskResult::new(detailed(&id, &head)));
+        }
+        let head = self
+            .change(&id, caller, |record, now| {
+                match overdue(&record.head, now) {
                     Some(reason) => {
                         record.fail(-32603, reason);
-                        Change::Write(record.clone())
+                        Change::Write(record.head.clone())
                     }
-                    None => Change::Keep(record.clone()),
-                },
-            )
+                    None => Change::Keep(record.head.clone()),
+                }
+            })
             .await?
             .ok_or_else(unknown_task)?;
-        Ok(GetTaskResult::new(detailed(&id, &record)))
+        Ok(GetTaskResult::new(detailed(&id, &head)))
     }
 
     /// `tasks/update`: each answer for a key the task has outstanding is
@@ -57,16 +61,17 @@ impl TaskHost {
         let responses = params.input_responses;
         let resumed = self
             .change(&id, Access::Owner(self.caller(cx)), |record, now| {
-                if record.status != Status::InputRequired || overdue(record, now).is_some() {
+                let head = &mut record.head;
+                if head.status != Status::InputRequired || overdue(head, now).is_some() {
                     return Change::Keep(None);
                 }
                 let mut taken = false;
                 for (key, answer) in &responses {
-                    if let Some(parked) = record.outstanding.remove(key) {
+                    if let Some(parked) = head.outstanding.remove(key) {
                         if parked.external {
-                            record.mailbox.insert(key.clone(), answer.clone());
+                            record.body.mailbox.insert(key.clone(), answer.clone());
                         } else {
-                            record.answers.insert(parked.key, answer.clone());
+                            record.body.answers.insert(parked.key, answer.clone());
                         }
                         taken = true;
                     }
@@ -74,21 +79,22 @@ impl TaskHost {
                 if !taken {
                     return Change::Keep(None);
                 }
-                if record.outstanding.is_empty() {
-                    record.status = Status::Working;
+                if head.outstanding.is_empty() {
+                    head.status = Status::Working;
                 }
-                let resume = !record.handler_asks()
-                    && !record.answers.is_empty()
-                    && record.lease_until.is_none();
+                let resume = !head.handler_asks()
+                    && !record.body.answers.is_empty()
+                    && head.lease_until.is_none();
                 if !resume {
-                    return Change::Write(None);
+                    return Change::Grow(None);
                 }
-                let answers = std::mem::take(&mut record.answers);
-                record.lease_until = Some(self.lease_from(now));
-                record.answer_by = None;
-                Change::Write(Some((record.clone(), answers)))
+                let answers = std::mem::take(&mut record.body.answers);
+                head.lease_until = Some(self.lease_from(now));
+                head.answer_by = None;
+                Change::Grow(Some((record.clone(), answers)))
             })
-            .await?
+            .await
+            .map_err(|not| self.not_changed(cx, not))?
             .ok_or_else(unknown_task)?;
         if let Some((record, answers)) = resumed {
             spawn(
@@ -113,11 +119,11 @@ impl TaskHost {
     ) -> Result<(), ErrorData> {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
         self.change(&id, Access::Owner(self.caller(cx)), |record, _| {
-            if record.status.is_terminal() {
+            if record.head.status.is_terminal() {
                 return Change::Keep(());
             }
             record.end(Status::Cancelled);
-            record.status_message = Some("The task was cancelled.".to_owned());
+            record.head.status_message = Some("The task was cancelled.".to_owned());
             Change::Write(())
         })
         .await?

@@ -11,13 +11,17 @@ use ::rmcp::model::{CallToolRequestParams, CallToolResponse, InputResponses};
 use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
-use super::host::{Access, Change, TaskHost, duration_ms, overdue};
+use super::host::{Access, Change, NotChanged, TaskHost, duration_ms, overdue};
 use crate::handoff::{RawArguments, TaskOffer};
 use crate::runtime::TaskPhase;
 use crate::task::TaskId;
 use crate::task::millis::millis;
-use crate::task::record::{Parked, Status, TaskRecord};
+use crate::task::record::{Parked, Status, TaskHead, TaskRecord};
 use crate::wire::Method;
+
+/// Why a task failed whose result or questions did not fit its byte
+/// budget.
+const OVER_BUDGET: &str = "the task's result or questions do not fit its byte budget";
 
 /// How often a running task checks that it is still wanted (not
 /// cancelled, within its TTL) and renews its lease.
@@ -34,10 +38,11 @@ pub(crate) fn spawn<H: ServerHandler>(
     answers: InputResponses,
     cx: &RequestContext<RoleServer>,
 ) {
-    let mut params = CallToolRequestParams::new(record.call.name.clone());
-    params.arguments.clone_from(&record.call.arguments);
+    let call = &record.body.call;
+    let mut params = CallToolRequestParams::new(call.name.clone());
+    params.arguments.clone_from(&call.arguments);
     params.input_responses = Some(answers);
-    params.request_state.clone_from(&record.request_state);
+    params.request_state.clone_from(&record.body.request_state);
     let cx = task_context(cx, record);
     tokio::spawn(async move {
         let run = inner.call_tool(params, cx);
@@ -68,16 +73,17 @@ fn task_context(
     cx: &RequestContext<RoleServer>,
     record: &TaskRecord,
 ) -> RequestContext<RoleServer> {
+    let call = &record.body.call;
     let mut cx = cx.clone();
     cx.ct = Default::default();
-    if let Ok(meta) = serde_json::from_value(Value::Object(record.call.meta.clone())) {
+    if let Ok(meta) = serde_json::from_value(Value::Object(call.meta.clone())) {
         cx.meta = meta;
     }
     if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
         parts.extensions.insert(RawArguments::new(
             Method::ToolsCall,
-            record.call.name.clone(),
-            record.call.arguments.clone(),
+            call.name.clone(),
+            call.arguments.clone(),
         ));
         parts.extensions.insert(TaskOffer(TaskPhase::Inside));
     }
@@ -85,49 +91,60 @@ fn task_context(
 }
 
 /// Whether the task still wants its run: working, within its TTL and
-/// lease. Renews the lease when less than two thirds of it is left.
+/// lease (read from its head alone). Renews the lease when less than two
+/// thirds of it is left.
 async fn still_wanted(host: &TaskHost, id: &TaskId) -> bool {
-    let lease = host.settings.lease;
+    let wanted = |head: &TaskHead, now| {
+        !head.status.is_terminal() && head.lease_until.is_some() && overdue(head, now).is_none()
+    };
+    let renew = |head: &TaskHead, now| {
+        let left = head
+            .lease_until
+            .map_or(0, |until| until.saturating_sub(millis(now)));
+        left.saturating_mul(3) < duration_ms(host.settings.lease).saturating_mul(2)
+    };
+    match host.head_for(id, Access::Host).await {
+        Ok(Some(head)) if wanted(&head, host.now()) => {
+            if !renew(&head, host.now()) {
+                return true;
+            }
+        }
+        _ => return false,
+    }
     let changed = host
         .change(id, Access::Host, |record, now| {
-            if record.status.is_terminal()
-                || record.lease_until.is_none()
-                || overdue(record, now).is_some()
-            {
+            if !wanted(&record.head, now) {
                 return Change::Keep(false);
             }
-            let left = record
-                .lease_until
-                .map_or(0, |until| until.saturating_sub(millis(now)));
-            if left.saturating_mul(3) < duration_ms(lease).saturating_mul(2) {
-                record.lease_until = Some(host.lease_from(now));
-                Change::Write(true)
-            } else {
-                Change::Keep(true)
-            }
+            record.head.lease_until = Some(host.lease_from(now));
+            Change::Write(true)
         })
         .await;
     matches!(changed, Ok(Some(true)))
 }
 
-/// Writes the run's outcome to the task, unless it ended meanwhile.
+/// Writes the run's outcome to the task, unless it ended meanwhile: a
+/// result or questions within the byte budgets, else the task fails
+/// saying so.
 async fn finish(
     host: &TaskHost,
     id: &TaskId,
     outcome: Result<CallToolResponse, ::rmcp::ErrorData>,
 ) {
-    let _ = host
+    let written = host
         .change(id, Access::Host, |record, now| {
-            if record.status.is_terminal() {
+            if record.head.status.is_terminal() {
                 return Change::Keep(());
             }
-            record.lease_until = None;
-            record.answer_by = None;
-            record.answers.clear();
+            let head = &mut record.head;
+            head.lease_until = None;
+            head.answer_by = None;
+            record.body.answers.clear();
             match &outcome {
                 Ok(CallToolResponse::Complete(result)) => {
                     record.end(Status::Completed);
-                    record.result = serde_json::to_value(result).ok();
+                    record.head.result = serde_json::to_value(result).ok();
+                    Change::Grow(())
                 }
                 Ok(CallToolResponse::InputRequired(asked))
                     if asked
@@ -136,26 +153,43 @@ async fn finish(
                         .is_some_and(|asks| !asks.is_empty()) =>
                 {
                     park(record, asked);
-                    record.answer_by = Some(host.answer_by(now));
+                    record.head.answer_by = Some(host.answer_by(now));
+                    Change::Grow(())
                 }
-                Ok(_) => record.fail(-32603, "Internal error"),
-                Err(error) => record.fail(i64::from(error.code.0), &error.message),
+                Ok(_) => {
+                    record.fail(-32603, "Internal error");
+                    Change::Write(())
+                }
+                Err(error) => {
+                    record.fail(i64::from(error.code.0), &error.message);
+                    Change::Write(())
+                }
             }
-            Change::Write(())
         })
         .await;
+    if let Err(NotChanged::OverBudget(_)) = written {
+        let _ = host
+            .change(id, Access::Host, |record, _| {
+                if record.head.status.is_terminal() {
+                    return Change::Keep(());
+                }
+                record.fail(-32000, OVER_BUDGET);
+                Change::Write(())
+            })
+            .await;
+    }
 }
 
 /// Parks the run's questions on the task, each under a key never used in
 /// the task before, beside any question parked from outside the handler.
 fn park(record: &mut TaskRecord, asked: &::rmcp::model::InputRequiredResult) {
-    record.status = Status::InputRequired;
-    record.request_state.clone_from(&asked.request_state);
-    record.outstanding.retain(|_, parked| parked.external);
+    record.head.status = Status::InputRequired;
+    record.body.request_state.clone_from(&asked.request_state);
+    record.head.outstanding.retain(|_, parked| parked.external);
     for (key, request) in asked.input_requests.iter().flatten() {
         let request = serde_json::to_value(request).unwrap_or(Value::Object(Map::new()));
         let task_key = record.fresh_key(key);
-        record.outstanding.insert(
+        record.head.outstanding.insert(
             task_key,
             Parked {
                 key: key.clone(),

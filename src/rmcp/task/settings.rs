@@ -38,6 +38,12 @@ pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
 pub const DEFAULT_TASKS_PER_PRINCIPAL: usize = 64;
 /// The tasks a store may hold by default, all principals together.
 pub const DEFAULT_TASKS_TOTAL: usize = 4096;
+/// The bytes one principal's tasks and remembered answers may take in the
+/// store by default (4 MiB): its records, questions, answers and results.
+pub const DEFAULT_TASK_BYTES_PER_PRINCIPAL: usize = 4 * 1024 * 1024;
+/// The bytes a store may hold by default, all principals together
+/// (64 MiB): the bound on a process's task memory with the memory store.
+pub const DEFAULT_TASK_BYTES_TOTAL: usize = 64 * 1024 * 1024;
 /// The most bytes of a call a task keeps by default: its arguments and the
 /// two members of its `_meta` the runs read (the protocol version and the
 /// client's capabilities), as JSON. A call over it is not made a task.
@@ -67,6 +73,8 @@ impl TaskSettings {
             limits: TaskLimits {
                 per_principal: DEFAULT_TASKS_PER_PRINCIPAL,
                 total: DEFAULT_TASKS_TOTAL,
+                bytes_per_principal: DEFAULT_TASK_BYTES_PER_PRINCIPAL,
+                bytes_total: DEFAULT_TASK_BYTES_TOTAL,
             },
             max_call_bytes: DEFAULT_TASK_CALL_BYTES,
         }

@@ -1,25 +1,25 @@
 //! A task as the client sees it: `rmcp`'s `Task` and `DetailedTask` from
-//! the record. No `requestState` is ever part of it.
+//! the record's head. No `requestState` is ever part of it.
 
 use ::rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, TaskStatus};
 use serde_json::Value;
 
 use crate::task::TaskId;
 use crate::task::millis::from_millis;
-use crate::task::record::{Status, TaskRecord};
+use crate::task::record::{Status, TaskHead};
 
 /// The task's base fields.
-pub(crate) fn task(id: &TaskId, record: &TaskRecord) -> Task {
+pub(crate) fn task(id: &TaskId, head: &TaskHead) -> Task {
     let at = |ms| rfc3339(from_millis(ms));
     let mut task = Task::new(
         id.to_string(),
-        status(record.status),
-        at(record.created_at),
-        at(record.updated_at),
+        status(head.status),
+        at(head.created_at),
+        at(head.updated_at),
     )
-    .with_ttl_ms(record.ttl_ms)
-    .with_poll_interval_ms(record.poll_interval_ms);
-    if let Some(message) = &record.status_message {
+    .with_ttl_ms(head.ttl_ms)
+    .with_poll_interval_ms(head.poll_interval_ms);
+    if let Some(message) = &head.status_message {
         task = task.with_status_message(message.clone());
     }
     task
@@ -27,31 +27,30 @@ pub(crate) fn task(id: &TaskId, record: &TaskRecord) -> Task {
 
 /// The task with what its status carries: the parked questions, the
 /// result or the error.
-pub(crate) fn detailed(id: &TaskId, record: &TaskRecord) -> DetailedTask {
+pub(crate) fn detailed(id: &TaskId, head: &TaskHead) -> DetailedTask {
     let object = |value: &Option<Value>| match value {
         Some(Value::Object(object)) => object.clone(),
         _ => JsonObject::new(),
     };
-    let payload = match record.status {
+    let payload = match head.status {
         Status::Working => TaskPayload::Working,
         Status::InputRequired => TaskPayload::InputRequired {
-            input_requests: input_requests(record),
+            input_requests: input_requests(head),
         },
         Status::Completed => TaskPayload::Completed {
-            result: object(&record.result),
+            result: object(&head.result),
         },
         Status::Failed => TaskPayload::Failed {
-            error: object(&record.error),
+            error: object(&head.error),
         },
         Status::Cancelled => TaskPayload::Cancelled,
     };
-    DetailedTask::new(task(id, record), payload)
+    DetailedTask::new(task(id, head), payload)
 }
 
 /// The questions parked on the task, under their task keys.
-fn input_requests(record: &TaskRecord) -> InputRequests {
-    record
-        .outstanding
+fn input_requests(head: &TaskHead) -> InputRequests {
+    head.outstanding
         .iter()
         .filter_map(|(key, parked)| {
             let request = serde_json::from_value(parked.request.clone()).ok()?;

@@ -17,7 +17,8 @@ use std::time::Duration;
 
 use mrtr_guard::state::PrincipalKey;
 use mrtr_guard::task::{
-    CREATED_VERSION, NewTask, Stored, TaskId, TaskLimits, TaskStore, TaskStoreError,
+    Answer, CREATED_VERSION, ENTRY_BYTES, NewTask, Replacement, Stored, StoredHead, TaskId,
+    TaskLimits, TaskStore, TaskStoreError,
 };
 use time::OffsetDateTime;
 
@@ -33,7 +34,21 @@ pub(super) struct Subject {
 const ROOMY: TaskLimits = TaskLimits {
     per_principal: 64,
     total: 1024,
+    bytes_per_principal: 64 << 20,
+    bytes_total: 256 << 20,
 };
+
+/// Count caps only: bytes no rule of counts reaches.
+const fn counts(per_principal: usize, total: usize) -> TaskLimits {
+    TaskLimits {
+        per_principal,
+        total,
+        ..ROOMY
+    }
+}
+
+/// The body every rule's task carries beside its head.
+const BODY: &[u8] = b"body";
 
 /// The expiry the expiry rules give, and how long they wait past it.
 const SHORT: Duration = Duration::from_millis(300);
@@ -42,7 +57,7 @@ const PAST_SHORT: Duration = Duration::from_millis(450);
 /// Every rule, each on a subject `make` gives for its name.
 pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
     type Rule<R> = fn(&R, &Subject);
-    let rules: [(&str, Rule<R>); 8] = [
+    let rules: [(&str, Rule<R>); 12] = [
         ("created", a_created_task_is_found_at_once_by_both_clients),
         ("bytes", records_and_answers_are_stored_as_given),
         ("replace", a_replace_over_the_version_read_wins_once),
@@ -60,6 +75,10 @@ pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
             "released",
             a_released_task_frees_its_place_and_stays_readable,
         ),
+        ("head", a_head_reads_alone_at_the_version_of_the_task),
+        ("counted", a_count_ends_when_a_replacement_says),
+        ("budget", the_byte_budgets_refuse_growth_naming_the_budget),
+        ("held", bytes_are_held_until_expiry_and_then_given_back),
     ];
     for (name, rule) in rules {
         rule(run, &make(name));
@@ -88,13 +107,43 @@ fn new_id() -> TaskId {
     TaskId::random().expect("random")
 }
 
-fn task<'a>(id: &'a TaskId, owner: u8, record: &'a [u8], limits: TaskLimits) -> NewTask<'a> {
+fn task<'a>(id: &'a TaskId, owner: u8, head: &'a [u8], limits: TaskLimits) -> NewTask<'a> {
     NewTask {
         id,
         owner: principal(owner),
-        record,
+        head,
+        body: BODY,
         expires_at: later(Duration::from_secs(60)),
         limits,
+    }
+}
+
+fn replacement<'a>(
+    id: &'a TaskId,
+    owner: u8,
+    version: u64,
+    (head, body): (&'a [u8], &'a [u8]),
+    limits: TaskLimits,
+) -> Replacement<'a> {
+    Replacement {
+        id,
+        owner: principal(owner),
+        version,
+        head,
+        body,
+        expires_at: later(Duration::from_secs(60)),
+        counted_until: None,
+        limits,
+    }
+}
+
+fn answer<'a>(key: &'a [u8; 32], owner: u8, kept: &'a [u8], by: Duration) -> Answer<'a> {
+    Answer {
+        key,
+        owner: principal(owner),
+        answer: kept,
+        expires_at: later(by),
+        limits: ROOMY,
     }
 }
 
@@ -102,15 +151,16 @@ fn load<R: Run>(run: &R, store: &Arc<dyn TaskStore>, id: &TaskId) -> Option<Stor
     on(run, store.load(id, now())).expect("load")
 }
 
+/// Replaces the head of a task of principal 1 (its body as created).
 fn replace<R: Run>(
     run: &R,
     store: &Arc<dyn TaskStore>,
     id: &TaskId,
     version: u64,
-    record: &[u8],
+    head: &[u8],
 ) -> bool {
-    let expires_at = later(Duration::from_secs(60));
-    on(run, store.replace(id, version, record, expires_at, now())).expect("replace")
+    let replacing = replacement(id, 1, version, (head, BODY), ROOMY);
+    on(run, store.replace(replacing, now())).expect("replace")
 }
 
 fn a_created_task_is_found_at_once_by_both_clients<R: Run>(run: &R, s: &Subject) {
@@ -122,7 +172,8 @@ fn a_created_task_is_found_at_once_by_both_clients<R: Run>(run: &R, s: &Subject)
     .expect("create");
     let by_one = load(run, &s.one, &id).expect("the creator finds it");
     let by_two = load(run, &s.two, &id).expect("another client finds it at once");
-    assert_eq!(by_one.record, b"sealed record");
+    assert_eq!(by_one.head, b"sealed record");
+    assert_eq!(by_one.body, BODY);
     assert_eq!(by_one, by_two);
     let unknown = new_id();
     assert_eq!(load(run, &s.one, &unknown), None);
@@ -134,17 +185,15 @@ fn records_and_answers_are_stored_as_given<R: Run>(run: &R, s: &Subject) {
     let id = new_id();
     on(run, s.one.create(task(&id, 1, &every_byte, ROOMY), now())).expect("create");
     let stored = load(run, &s.two, &id).unwrap();
-    assert_eq!(stored.record, every_byte);
+    assert_eq!(stored.head, every_byte);
     let reversed: Vec<u8> = every_byte.iter().rev().copied().collect();
-    assert!(replace(run, &s.two, &id, stored.version, &reversed));
-    assert_eq!(load(run, &s.one, &id).unwrap().record, reversed);
+    let replacing = replacement(&id, 1, stored.version, (&reversed, &every_byte), ROOMY);
+    assert!(on(run, s.two.replace(replacing, now())).unwrap());
+    let stored = load(run, &s.one, &id).unwrap();
+    assert_eq!((stored.head, stored.body), (reversed, every_byte.clone()));
     let key = [7u8; 32];
-    on(
-        run,
-        s.one
-            .remember(&key, &every_byte, later(Duration::from_secs(60)), now()),
-    )
-    .expect("remember");
+    let kept = answer(&key, 1, &every_byte, Duration::from_secs(60));
+    on(run, s.one.remember(kept, now())).expect("remember");
     assert_eq!(
         on(run, s.two.recall(&key, now())).expect("recall"),
         Some(every_byte)
@@ -165,7 +214,7 @@ fn a_replace_over_the_version_read_wins_once<R: Run>(run: &R, s: &Subject) {
         "a second writer over the same version loses"
     );
     let now = load(run, &s.two, &id).unwrap();
-    assert_eq!(now.record, b"v2", "read your write, on another client");
+    assert_eq!(now.head, b"v2", "read your write, on another client");
     // One more: the task host seals each record bound to the version it
     // will be stored under.
     assert_eq!(now.version, read.version + 1, "the version moved on by one");
@@ -173,7 +222,7 @@ fn a_replace_over_the_version_read_wins_once<R: Run>(run: &R, s: &Subject) {
         replace(run, &s.two, &id, now.version, b"v3"),
         "over the version now read"
     );
-    assert_eq!(load(run, &s.one, &id).unwrap().record, b"v3");
+    assert_eq!(load(run, &s.one, &id).unwrap().head, b"v3");
     assert!(
         !replace(run, &s.one, &new_id(), 1, b"x"),
         "no task, no replace"
@@ -187,13 +236,12 @@ fn of_32_concurrent_replaces_over_one_version_one_wins<R: Run>(run: &R, s: &Subj
     let records: Vec<Vec<u8>> = (0..32)
         .map(|n| format!("writer {n}").into_bytes())
         .collect();
-    let expires_at = later(Duration::from_secs(60));
     let writes: Vec<Boxed<'_, Result<bool, TaskStoreError>>> = records
         .iter()
         .enumerate()
         .map(|(n, record)| {
             let store = if n % 2 == 0 { &s.one } else { &s.two };
-            store.replace(&id, version, record, expires_at, now())
+            store.replace(replacement(&id, 1, version, (record, BODY), ROOMY), now())
         })
         .collect();
     let won: Vec<bool> = on(run, join_all(writes))
@@ -202,14 +250,11 @@ fn of_32_concurrent_replaces_over_one_version_one_wins<R: Run>(run: &R, s: &Subj
         .collect();
     assert_eq!(won.iter().filter(|won| **won).count(), 1, "{won:?}");
     let winner = won.iter().position(|won| *won).unwrap();
-    assert_eq!(load(run, &s.two, &id).unwrap().record, records[winner]);
+    assert_eq!(load(run, &s.two, &id).unwrap().head, records[winner]);
 }
 
 fn the_caps_refuse_naming_the_cap_and_spare_other_principals<R: Run>(run: &R, s: &Subject) {
-    let limits = TaskLimits {
-        per_principal: 2,
-        total: 3,
-    };
+    let limits = counts(2, 3);
     let create = |store: &Arc<dyn TaskStore>, owner: u8| {
         let id = new_id();
         let created = on(run, store.create(task(&id, owner, b"r", limits), now()));
@@ -238,10 +283,7 @@ fn the_caps_refuse_naming_the_cap_and_spare_other_principals<R: Run>(run: &R, s:
 }
 
 fn a_task_is_gone_after_its_expiry_and_frees_its_place<R: Run>(run: &R, s: &Subject) {
-    let one_only = TaskLimits {
-        per_principal: 1,
-        total: 1,
-    };
+    let one_only = counts(1, 1);
     let id = new_id();
     let short = NewTask {
         expires_at: later(SHORT),
@@ -263,10 +305,7 @@ fn a_task_is_gone_after_its_expiry_and_frees_its_place<R: Run>(run: &R, s: &Subj
 }
 
 fn a_released_task_frees_its_place_and_stays_readable<R: Run>(run: &R, s: &Subject) {
-    let one_each = TaskLimits {
-        per_principal: 1,
-        total: 2,
-    };
+    let one_each = counts(1, 2);
     let (ended, next, other) = (new_id(), new_id(), new_id());
     on(
         run,
@@ -282,7 +321,7 @@ fn a_released_task_frees_its_place_and_stays_readable<R: Run>(run: &R, s: &Subje
     on(run, s.one.release(&ended, principal(1), now())).expect("released again: no error");
     on(run, s.two.create(task(&next, 1, b"next", one_each), now())).expect("its place is free");
     assert_eq!(
-        load(run, &s.one, &ended).expect("still there").record,
+        load(run, &s.one, &ended).expect("still there").head,
         b"ended",
         "a released task stays readable until its expiry"
     );
@@ -297,13 +336,13 @@ fn a_released_task_frees_its_place_and_stays_readable<R: Run>(run: &R, s: &Subje
 fn remembered_answers_round_trip_and_expire<R: Run>(run: &R, s: &Subject) {
     let brief = [1u8; 32];
     let lasting = [2u8; 32];
-    on(run, s.one.remember(&brief, b"answer", later(SHORT), now())).expect("remember");
     on(
         run,
-        s.one
-            .remember(&lasting, b"kept", later(Duration::from_secs(60)), now()),
+        s.one.remember(answer(&brief, 1, b"answer", SHORT), now()),
     )
     .expect("remember");
+    let kept = answer(&lasting, 1, b"kept", Duration::from_secs(60));
+    on(run, s.one.remember(kept, now())).expect("remember");
     assert_eq!(
         on(run, s.two.recall(&brief, now())).unwrap(),
         Some(b"answer".to_vec())
@@ -315,5 +354,167 @@ fn remembered_answers_round_trip_and_expire<R: Run>(run: &R, s: &Subject) {
     assert_eq!(
         on(run, s.two.recall(&lasting, now())).unwrap(),
         Some(b"kept".to_vec())
+    );
+}
+
+fn a_head_reads_alone_at_the_version_of_the_task<R: Run>(run: &R, s: &Subject) {
+    let id = new_id();
+    on(run, s.one.create(task(&id, 1, b"h1", ROOMY), now())).expect("create");
+    let head = |store: &Arc<dyn TaskStore>| on(run, store.load_head(&id, now())).expect("head");
+    assert_eq!(
+        head(&s.two),
+        Some(StoredHead {
+            version: CREATED_VERSION,
+            head: b"h1".to_vec()
+        })
+    );
+    let replacing = replacement(
+        &id,
+        1,
+        CREATED_VERSION,
+        (b"h2", b"a much longer body"),
+        ROOMY,
+    );
+    assert!(on(run, s.two.replace(replacing, now())).unwrap());
+    let read = head(&s.one).expect("there");
+    assert_eq!(
+        (read.version, read.head),
+        (CREATED_VERSION + 1, b"h2".to_vec())
+    );
+    assert_eq!(on(run, s.one.load_head(&new_id(), now())).unwrap(), None);
+}
+
+/// Budgets of `per_principal` and `total` bytes, counts no rule reaches.
+fn bytes(per_principal: usize, total: usize) -> TaskLimits {
+    TaskLimits {
+        bytes_per_principal: per_principal,
+        bytes_total: total,
+        ..ROOMY
+    }
+}
+
+/// What a task of `head` bytes (and [`BODY`]) is charged.
+fn charge(head: usize) -> usize {
+    head + BODY.len() + ENTRY_BYTES
+}
+
+fn the_byte_budgets_refuse_growth_naming_the_budget<R: Run>(run: &R, s: &Subject) {
+    let kib = vec![0xa5u8; 1024];
+    // Room for two such tasks of one principal, three in all.
+    let limits = bytes(2 * charge(1024), 3 * charge(1024));
+    let create = |store: &Arc<dyn TaskStore>, owner: u8, head: &[u8]| {
+        let id = new_id();
+        let created = on(run, store.create(task(&id, owner, head, limits), now()));
+        (id, created)
+    };
+    let (first, created) = create(&s.one, 1, &kib);
+    created.expect("within the budget");
+    create(&s.two, 1, &kib).1.expect("within the budget");
+    let (refused, error) = create(&s.one, 1, &kib);
+    assert!(
+        matches!(error, Err(TaskStoreError::PrincipalOverBudget)),
+        "{error:?}"
+    );
+    assert_eq!(
+        load(run, &s.two, &refused),
+        None,
+        "a refused task is not kept"
+    );
+    create(&s.two, 2, &kib)
+        .1
+        .expect("another principal has its own budget");
+    let error = create(&s.one, 3, b"small").1;
+    assert!(
+        matches!(error, Err(TaskStoreError::OverBudget)),
+        "{error:?}"
+    );
+
+    // A replacement that grows the task past the budget changes nothing.
+    let grown = vec![0x5au8; 2048];
+    let growing = replacement(&first, 1, CREATED_VERSION, (&grown, BODY), limits);
+    let error = on(run, s.two.replace(growing, now()));
+    assert!(
+        matches!(
+            error,
+            Err(TaskStoreError::OverBudget | TaskStoreError::PrincipalOverBudget)
+        ),
+        "{error:?}"
+    );
+    let stored = load(run, &s.one, &first).unwrap();
+    assert_eq!(
+        (stored.version, stored.head),
+        (CREATED_VERSION, kib.clone())
+    );
+    // One that does not grow it is never refused, at the budget or past it.
+    let tight = bytes(1, 1);
+    let same = replacement(&first, 1, CREATED_VERSION, (&[], BODY), tight);
+    assert!(on(run, s.one.replace(same, now())).expect("a smaller record"));
+    // What the shrinking gave back (1 KiB) is room again.
+    let (_, created) = create(&s.two, 3, &[0u8; 500]);
+    created.expect("the bytes a replacement gave back");
+
+    // Remembered answers are charged to the same budgets.
+    let key = [9u8; 32];
+    let mut kept = answer(&key, 1, &kib, Duration::from_secs(60));
+    kept.limits = limits;
+    let error = on(run, s.one.remember(kept, now()));
+    assert!(
+        matches!(
+            error,
+            Err(TaskStoreError::OverBudget | TaskStoreError::PrincipalOverBudget)
+        ),
+        "{error:?}"
+    );
+    assert_eq!(
+        on(run, s.two.recall(&key, now())).unwrap(),
+        None,
+        "not kept"
+    );
+}
+
+fn bytes_are_held_until_expiry_and_then_given_back<R: Run>(run: &R, s: &Subject) {
+    // One such task per principal, two in all.
+    let limits = bytes(charge(1024), 2 * charge(1024));
+    let kib = vec![1u8; 1024];
+    let create = |store: &Arc<dyn TaskStore>, task: NewTask<'_>| on(run, store.create(task, now()));
+    let (ended, brief) = (new_id(), new_id());
+    create(&s.one, task(&ended, 1, &kib, limits)).expect("create");
+    on(run, s.one.release(&ended, principal(1), now())).expect("release");
+    let error = create(&s.two, task(&new_id(), 1, &kib, limits));
+    assert!(
+        matches!(error, Err(TaskStoreError::PrincipalOverBudget)),
+        "a released task's bytes are held until its expiry: {error:?}"
+    );
+    let short = NewTask {
+        expires_at: later(SHORT),
+        ..task(&brief, 2, &kib, limits)
+    };
+    create(&s.two, short).expect("another principal's");
+    let error = create(&s.one, task(&new_id(), 3, b"x", limits));
+    assert!(
+        matches!(error, Err(TaskStoreError::OverBudget)),
+        "{error:?}"
+    );
+    std::thread::sleep(PAST_SHORT);
+    create(&s.two, task(&new_id(), 3, &kib, limits))
+        .expect("the expired task's bytes are given back");
+}
+
+fn a_count_ends_when_a_replacement_says<R: Run>(run: &R, s: &Subject) {
+    let one_only = counts(1, 1);
+    let id = new_id();
+    on(run, s.one.create(task(&id, 1, b"parked", one_only), now())).expect("create");
+    let mut parking = replacement(&id, 1, CREATED_VERSION, (b"asks", BODY), one_only);
+    parking.counted_until = Some(later(SHORT));
+    assert!(on(run, s.two.replace(parking, now())).unwrap());
+    let next = new_id();
+    let error = on(run, s.two.create(task(&next, 2, b"r", one_only), now()));
+    assert!(matches!(error, Err(TaskStoreError::Full)), "{error:?}");
+    std::thread::sleep(PAST_SHORT);
+    on(run, s.one.create(task(&next, 2, b"r", one_only), now()))
+        .expect("the parked task no longer counts, unread");
+    assert!(
+        load(run, &s.two, &id).is_some(),
+        "it is still there until its expiry"
     );
 }

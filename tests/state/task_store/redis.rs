@@ -16,7 +16,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use mrtr_guard::redis::{RedisConfigError, RedisTaskStore, RedisTaskStoreBuilder};
 use mrtr_guard::state::PrincipalKey;
-use mrtr_guard::task::{NewTask, TaskId, TaskLimits, TaskStore, TaskStoreError};
+use mrtr_guard::task::{
+    Answer, ENTRY_BYTES, NewTask, Replacement, TaskId, TaskLimits, TaskStore, TaskStoreError,
+};
 use time::OffsetDateTime;
 
 use crate::replay::redis::support::{
@@ -49,6 +51,8 @@ fn limits() -> TaskLimits {
     TaskLimits {
         per_principal: 8,
         total: 8,
+        bytes_per_principal: 1 << 20,
+        bytes_total: 1 << 20,
     }
 }
 
@@ -57,11 +61,12 @@ fn now() -> OffsetDateTime {
     OffsetDateTime::now_utc()
 }
 
-fn new_task<'a>(id: &'a TaskId, record: &'a [u8], limits: TaskLimits) -> NewTask<'a> {
+fn new_task<'a>(id: &'a TaskId, head: &'a [u8], limits: TaskLimits) -> NewTask<'a> {
     NewTask {
         id,
         owner: PrincipalKey::from_bytes([9; 16]),
-        record,
+        head,
+        body: b"body",
         expires_at: OffsetDateTime::now_utc() + Duration::from_secs(60),
         limits,
     }
@@ -157,15 +162,16 @@ fn the_keys_on_redis_are_the_documented_ones() {
         matches!(taken, Err(TaskStoreError::Unavailable(_))),
         "{taken:?}"
     );
-    let (version, record): (String, Vec<u8>) = redis::cmd("HMGET")
+    let (version, head, body): (String, Vec<u8>, Vec<u8>) = redis::cmd("HMGET")
         .arg(store.task_key(&id))
         .arg("v")
-        .arg("r")
+        .arg("h")
+        .arg("b")
         .query(&mut admin)
         .unwrap();
     assert_eq!(
-        (version.as_str(), record.as_slice()),
-        ("1", &b"\x00sealed"[..])
+        (version.as_str(), head.as_slice(), body.as_slice()),
+        ("1", &b"\x00sealed"[..], &b"body"[..])
     );
     let ttl: i64 = redis::cmd("PTTL")
         .arg(store.task_key(&id))
@@ -182,11 +188,37 @@ fn the_keys_on_redis_are_the_documented_ones() {
             .unwrap();
         assert_eq!(members, vec![id.to_string()], "{set}");
     }
+    let charged: Vec<(String, String)> = redis::cmd("HGETALL")
+        .arg(format!("{}:tasks:{{{0}}}:charges", store.key_prefix()))
+        .query(&mut admin)
+        .unwrap();
+    let charge = b"\x00sealed".len() + b"body".len() + ENTRY_BYTES;
+    assert_eq!(
+        charged,
+        vec![(id.to_string(), format!("{charge} 1 {owner}"))],
+        "the task's charge: its bytes, its version, its owner"
+    );
+    let held: Vec<(String, i64)> = redis::cmd("HGETALL")
+        .arg(format!("{}:tasks:{{{0}}}:bytes", store.key_prefix()))
+        .query(&mut admin)
+        .unwrap();
+    let charge = i64::try_from(charge).unwrap();
+    assert_eq!(
+        held.into_iter()
+            .collect::<std::collections::BTreeMap<_, _>>(),
+        [("all".to_owned(), charge), (owner.to_string(), charge)].into(),
+        "charged once, though created twice"
+    );
     let key = [0xab; 32];
     let expires_at = OffsetDateTime::now_utc() + Duration::from_secs(60);
-    runtime
-        .block_on(store.remember(&key, b"answer", expires_at, now()))
-        .unwrap();
+    let kept = Answer {
+        key: &key,
+        owner,
+        answer: b"answer",
+        expires_at,
+        limits: limits(),
+    };
+    runtime.block_on(store.remember(kept, now())).unwrap();
     let answer: Vec<u8> = redis::cmd("GET")
         .arg(store.answer_key(&key))
         .query(&mut admin)
@@ -203,7 +235,17 @@ fn the_keys_on_redis_are_the_documented_ones() {
         error.to_string(),
         "the task store failed: redis answered with error WRONGTYPE"
     );
-    let lost = runtime.block_on(store.replace(&id, 1, b"x", expires_at, now()));
+    let replacing = Replacement {
+        id: &id,
+        owner,
+        version: 1,
+        head: b"x",
+        body: b"y",
+        expires_at,
+        counted_until: None,
+        limits: limits(),
+    };
+    let lost = runtime.block_on(store.replace(replacing, now()));
     assert!(
         matches!(lost, Err(TaskStoreError::Unavailable(_))),
         "{lost:?}"
@@ -233,6 +275,7 @@ fn wait_for_replicas_resolves_only_what_a_replica_holds() {
     let one_place = TaskLimits {
         per_principal: 1,
         total: 1,
+        ..limits()
     };
     let refused = runtime
         .block_on(alone.create(new_task(&id, b"r", one_place), now()))
@@ -255,13 +298,13 @@ fn wait_for_replicas_resolves_only_what_a_replica_holds() {
     runtime
         .block_on(store.create(new_task(&id, b"r", one_place), now()))
         .unwrap();
-    let (version, record): (String, Vec<u8>) = redis::cmd("HMGET")
+    let (version, head): (String, Vec<u8>) = redis::cmd("HMGET")
         .arg(store.task_key(&id))
         .arg("v")
-        .arg("r")
+        .arg("h")
         .query(&mut replica.admin())
         .unwrap();
-    assert_eq!((version.as_str(), record.as_slice()), ("1", &b"r"[..]));
+    assert_eq!((version.as_str(), head.as_slice()), ("1", &b"r"[..]));
 }
 
 /// A Redis that may evict would drop tasks before their TTL: refused at
@@ -330,4 +373,62 @@ fn an_unreachable_redis_fails_every_call() {
         matches!(started, Err(RedisConfigError::Unavailable(_))),
         "{started:?}"
     );
+}
+
+/// The task store's byte budget keeps the replay guard serving: tasks
+/// filling their budget on a `noeviction` Redis of little memory leave the
+/// guard's keys room, and every round still consumes its state.
+#[test]
+fn tasks_at_their_budget_leave_the_replay_guard_room() {
+    let Some(small) = own_redis(&["--maxmemory", "24mb", "--maxmemory-policy", "noeviction"])
+    else {
+        return;
+    };
+    let runtime = runtime();
+    let prefix = unique_prefix("room");
+    let store = RedisTaskStore::builder(small.url())
+        .key_prefix(prefix.as_str())
+        .build()
+        .unwrap();
+    let budget = TaskLimits {
+        per_principal: 10_000,
+        total: 10_000,
+        bytes_per_principal: 8 << 20,
+        bytes_total: 8 << 20,
+    };
+    let record = vec![0x5a_u8; 64 * 1024];
+    let mut created = 0;
+    let refused = loop {
+        let id = TaskId::random().unwrap();
+        let mut task = new_task(&id, &record, budget);
+        task.owner = PrincipalKey::from_bytes([u8::try_from(created % 64).unwrap(); 16]);
+        match runtime.block_on(store.create(task, now())) {
+            Ok(()) => created += 1,
+            Err(error) => break error,
+        }
+        assert!(created < 1_000, "the budget never refused");
+    };
+    assert!(matches!(refused, TaskStoreError::OverBudget), "{refused:?}");
+    assert_eq!(created, (8 << 20) / (record.len() + 4 + ENTRY_BYTES));
+
+    let guard = mrtr_guard::redis::RedisReplayGuard::builder(small.url())
+        .key_prefix(prefix.as_str())
+        .build()
+        .unwrap();
+    let codec = mrtr_guard::StateCodec::builder(
+        "https://mcp.example.com",
+        mrtr_guard::MasterKey::from_bytes(&[0x42; 32]).unwrap(),
+    )
+    .replay_guard(Arc::new(guard))
+    .build()
+    .unwrap();
+    let binding = mrtr_guard::Binding::new("ada", mrtr_guard::Method::ToolsCall, "ship", None);
+    for _ in 0..200 {
+        let state = codec
+            .start(&binding, &mrtr_guard::StateContents::new(()))
+            .unwrap();
+        runtime
+            .block_on(codec.open_async::<()>(&state, &binding))
+            .expect("the guard consumes beside tasks at their budget");
+    }
 }

@@ -31,6 +31,7 @@ async fn start_with(round_ttl: Duration) -> (std::net::SocketAddr, Arc<FixedCloc
         builder
             .task_lease(Duration::from_secs(15))
             .task_ttl(Duration::from_secs(3600))
+            .task_limits(1, 100)
     })
     .unwrap();
     (on_loopback(service).await, clock)
@@ -104,4 +105,24 @@ async fn a_question_past_the_time_its_state_opens_in_fails_its_task() {
         got["result"]["statusMessage"], "the task's question was not answered in time",
         "{got}"
     );
+}
+
+#[tokio::test]
+async fn a_question_past_its_time_frees_its_place_unread() {
+    let (addr, clock) = start().await;
+    let (created, _) = create(addr, "alice").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        settled(addr, "alice", &id).await["status"],
+        "input_required"
+    );
+    let (refused, _) = create(addr, "alice").await;
+    assert_eq!(refused["error"]["code"], -32000, "one task each: {refused}");
+    // Past the question's time, the task no longer counts, though nobody
+    // polled it: no answer could resume it.
+    clock.advance(time::Duration::seconds(601));
+    let (second, _) = create(addr, "alice").await;
+    assert_eq!(second["result"]["resultType"], "task", "{second}");
+    let got = get(addr, "alice", &id).await;
+    assert_eq!(got["result"]["status"], "failed", "{got}");
 }

@@ -6,7 +6,8 @@
 //! revisions (`sessions`); a question parked from outside the handler
 //! (`inbox`); a task's lease and TTL measured by the flow's clock
 //! (`clock`); a record written back at an older version opening for
-//! nobody (`rollback`).
+//! nobody (`rollback`); what tasks cost held to byte budgets, and a
+//! process's task memory measured (`budgets`).
 
 #![allow(unreachable_pub, reason = "helpers of the test modules below")]
 #![allow(
@@ -186,6 +187,7 @@ pub(super) fn dies_mid_work(
         started.elapsed()
     );
 }
+mod budgets;
 mod clock;
 mod inbox;
 mod instances;

@@ -20,7 +20,7 @@ use mrtr_guard::redis::{RedisReplayGuard, RedisTaskStore};
 
 use super::*;
 
-fn setting(var: &str) -> Option<String> {
+pub(super) fn setting(var: &str) -> Option<String> {
     match std::env::var(var) {
         Ok(url) if !url.is_empty() => Some(url),
         _ if std::env::var_os("CI").is_some() => {
@@ -59,7 +59,7 @@ async fn instance(url: &str, prefix: &str) -> SocketAddr {
     on_loopback(service).await
 }
 
-fn prefix() -> String {
+pub(super) fn prefix() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap()
@@ -132,7 +132,7 @@ fn eval(url: &str, script: &str, keys: &[&str]) {
 }
 
 /// A writer of the Redis the instances share keeps a task's parked record
-/// and, once the task has completed, writes it back into the task's hash
+/// (its head and body) and, once the task has completed, writes it back into the task's hash
 /// under the version there: the task opens for nobody.
 #[test]
 fn a_record_written_back_in_redis_under_a_later_version_opens_for_nobody() {
@@ -151,7 +151,8 @@ fn a_record_written_back_in_redis_under_a_later_version_opens_for_nobody() {
         let kept = format!("{prefix}:kept-by-the-writer");
         eval(
             &url,
-            "return redis.call('SET', KEYS[2], redis.call('HGET', KEYS[1], 'r'))",
+            "return redis.call('HSET', KEYS[2], 'h', redis.call('HGET', KEYS[1], 'h'), \
+             'b', redis.call('HGET', KEYS[1], 'b'))",
             &[&task, &kept],
         );
         let ack = update(addr, "ada", &id, json!({key: refunds(&json!(true))})).await;
@@ -159,7 +160,8 @@ fn a_record_written_back_in_redis_under_a_later_version_opens_for_nobody() {
         assert_eq!(settled(addr, "ada", &id).await["status"], "completed");
         eval(
             &url,
-            "return redis.call('HSET', KEYS[1], 'r', redis.call('GET', KEYS[2]))",
+            "return redis.call('HSET', KEYS[1], 'h', redis.call('HGET', KEYS[2], 'h'), \
+             'b', redis.call('HGET', KEYS[2], 'b'))",
             &[&task, &kept],
         );
         let unknown = get(addr, "ada", "0123456789abcdef0123456789abcdef").await;

@@ -8,72 +8,96 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use mrtr_guard::state::PrincipalKey;
-use mrtr_guard::task::{MemoryTaskStore, NewTask, StoreFuture, Stored, TaskId, TaskStore};
+use mrtr_guard::task::{
+    Answer, MemoryTaskStore, NewTask, Replacement, StoreFuture, Stored, StoredHead, TaskId,
+    TaskStore,
+};
 use time::OffsetDateTime;
 
 use super::*;
 
-/// The memory store, with a hand on it: it keeps every sealed record it is
-/// given, and can be told to serve an older one of a task under the
-/// version it holds now.
+/// A sealed record as the store was given it: its head and body.
+type Sealed = (Vec<u8>, Vec<u8>);
+
+/// The memory store, with a hand on it: it keeps every sealed record (head
+/// and body) it is given, and can be told to serve an older one of a task
+/// under the version it holds now.
 #[derive(Debug, Default)]
 struct Rewritten {
     inner: MemoryTaskStore,
-    history: Mutex<HashMap<TaskId, Vec<Vec<u8>>>>,
+    history: Mutex<HashMap<TaskId, Vec<Sealed>>>,
     /// The task, and which of its records to serve instead of its own.
     served: Mutex<Option<(TaskId, usize)>>,
 }
 
 impl Rewritten {
-    fn keep(&self, id: &TaskId, record: &[u8]) {
+    fn keep(&self, id: &TaskId, head: &[u8], body: &[u8]) {
         let mut history = self.history.lock().unwrap();
-        history.entry(*id).or_default().push(record.to_vec());
+        history
+            .entry(*id)
+            .or_default()
+            .push((head.to_vec(), body.to_vec()));
     }
 
     /// How many records the store was given for `id`.
     fn written(&self, id: &TaskId) -> usize {
         self.history.lock().unwrap().get(id).map_or(0, Vec::len)
     }
+
+    /// The older record to serve for `id` in place of its own, if told to.
+    fn older(&self, id: &TaskId) -> Option<Sealed> {
+        let served = *self.served.lock().unwrap();
+        let (task, at) = served.filter(|(task, _)| task == id)?;
+        Some(self.history.lock().unwrap()[&task][at].clone())
+    }
 }
 
 impl TaskStore for Rewritten {
     fn create<'a>(&'a self, task: NewTask<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()> {
-        self.keep(task.id, task.record);
+        self.keep(task.id, task.head, task.body);
         self.inner.create(task, now)
     }
 
     fn load<'a>(&'a self, id: &'a TaskId, now: OffsetDateTime) -> StoreFuture<'a, Option<Stored>> {
         Box::pin(async move {
             let stored = self.inner.load(id, now).await?;
-            let served = *self.served.lock().unwrap();
-            Ok(match (stored, served) {
-                (Some(stored), Some((task, at))) if task == *id => {
-                    let older = self.history.lock().unwrap()[id][at].clone();
-                    Some(Stored {
-                        version: stored.version,
-                        record: older,
-                    })
-                }
-                (stored, _) => stored,
-            })
+            Ok(stored.map(|stored| match self.older(id) {
+                Some((head, body)) => Stored {
+                    version: stored.version,
+                    head,
+                    body,
+                },
+                None => stored,
+            }))
+        })
+    }
+
+    fn load_head<'a>(
+        &'a self,
+        id: &'a TaskId,
+        now: OffsetDateTime,
+    ) -> StoreFuture<'a, Option<StoredHead>> {
+        Box::pin(async move {
+            let stored = self.inner.load_head(id, now).await?;
+            Ok(stored.map(|stored| match self.older(id) {
+                Some((head, _)) => StoredHead {
+                    version: stored.version,
+                    head,
+                },
+                None => stored,
+            }))
         })
     }
 
     fn replace<'a>(
         &'a self,
-        id: &'a TaskId,
-        version: u64,
-        record: &'a [u8],
-        expires_at: OffsetDateTime,
+        replacement: Replacement<'a>,
         now: OffsetDateTime,
     ) -> StoreFuture<'a, bool> {
         Box::pin(async move {
-            let won = self
-                .inner
-                .replace(id, version, record, expires_at, now)
-                .await?;
+            let won = self.inner.replace(replacement, now).await?;
             if won {
-                self.keep(id, record);
+                self.keep(replacement.id, replacement.head, replacement.body);
             }
             Ok(won)
         })
@@ -88,14 +112,8 @@ impl TaskStore for Rewritten {
         self.inner.release(id, owner, now)
     }
 
-    fn remember<'a>(
-        &'a self,
-        key: &'a [u8; 32],
-        answer: &'a [u8],
-        expires_at: OffsetDateTime,
-        now: OffsetDateTime,
-    ) -> StoreFuture<'a, ()> {
-        self.inner.remember(key, answer, expires_at, now)
+    fn remember<'a>(&'a self, answer: Answer<'a>, now: OffsetDateTime) -> StoreFuture<'a, ()> {
+        self.inner.remember(answer, now)
     }
 
     fn recall<'a>(
