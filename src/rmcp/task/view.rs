@@ -1,7 +1,9 @@
 //! A task as the client sees it: `rmcp`'s `Task` and `DetailedTask` from
 //! the record's head. No `requestState` is ever part of it.
 
-use ::rmcp::model::{DetailedTask, InputRequests, JsonObject, Task, TaskPayload, TaskStatus};
+use ::rmcp::model::{
+    DetailedTask, InputRequest, InputRequests, JsonObject, Task, TaskPayload, TaskStatus,
+};
 use serde_json::Value;
 
 use crate::task::TaskId;
@@ -52,11 +54,24 @@ pub(crate) fn detailed(id: &TaskId, head: &TaskHead) -> DetailedTask {
 fn input_requests(head: &TaskHead) -> InputRequests {
     head.outstanding
         .iter()
-        .filter_map(|(key, parked)| {
-            let request = serde_json::from_value(parked.request.clone()).ok()?;
-            Some((key.clone(), request))
-        })
+        .filter_map(|(key, parked)| Some((key.clone(), typed(&parked.request)?)))
         .collect()
+}
+
+/// A parked request as `rmcp` types it, read by its `method`: straight to
+/// its kind, without trying the others first (the untagged `InputRequest`
+/// buffers the request and tries each kind in turn: most of a poll's time).
+fn typed(request: &Value) -> Option<InputRequest> {
+    let method = request.get("method")?.as_str()?;
+    let value = request.clone();
+    Some(match method {
+        "elicitation/create" => InputRequest::Elicitation(serde_json::from_value(value).ok()?),
+        "sampling/createMessage" => {
+            InputRequest::CreateMessage(serde_json::from_value(value).ok()?)
+        }
+        "roots/list" => InputRequest::ListRoots(serde_json::from_value(value).ok()?),
+        _ => serde_json::from_value(value).ok()?,
+    })
 }
 
 fn status(status: Status) -> TaskStatus {
