@@ -49,7 +49,9 @@ mod vectors;
 
 pub use binding::Binding;
 pub use claims::{Claims, FlowId, ProvenAnswer, Reask, StateContents};
-pub(crate) use claims_json::{ANSWER_FRAME_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN};
+pub(crate) use claims_json::{
+    ANSWER_FRAME_LEN, GEN_MEMBER_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN,
+};
 pub use codec::{CodecBuilder, StateCodec};
 pub use error::{ConfigError, MintError, StateError};
 pub use info::TokenInfo;
@@ -60,6 +62,6 @@ pub use policy::Policy;
 #[cfg(feature = "server")]
 pub(crate) use record::{open_record, seal_record};
 pub use replay::{
-    AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
-    TokenUse,
+    AsyncReplayGuard, ConsumeFuture, Generation, MemoryReplayGuard, PrincipalKey, ReplayError,
+    ReplayGuard, TokenUse,
 };
