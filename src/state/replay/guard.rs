@@ -155,15 +155,6 @@ impl TokenUse {
         }
     }
 
-    /// The earliest time, by the caller's clock, at which the token can
-    /// have been minted: its issue time less the skew (the minting
-    /// instance's clock may have run that far ahead).
-    pub fn minted_after(&self) -> OffsetDateTime {
-        self.issued_at
-            .checked_sub(self.skew)
-            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
-    }
-
     /// The same use, of a token minted under `generation`.
     #[must_use]
     pub fn with_generation(mut self, generation: Option<Generation>) -> Self {
