@@ -13,7 +13,8 @@
 //! new Redis, or one that lost its memory), and moves it to a new
 //! generation when the client saw a loss the record survived (a restart
 //! with persistence, a failover, an eviction): only from the generation
-//! the client knew, so that instances that saw the same loss move it once.
+//! the client knew, so that instances that saw the same loss move it once
+//! (from whatever it holds, when the client never read it).
 
 use redis::{Cmd, Value};
 
@@ -32,19 +33,21 @@ pub(crate) fn group_of(flow: FlowId) -> u8 {
 /// Reads a group's record (`KEYS[1]`), atomically: creates it with the
 /// candidate (`ARGV[2]`) when it is missing, and replaces it with the
 /// candidate when it holds the generation the client knew before a loss
-/// (`ARGV[1]`; empty for a plain read). Returns the record's generation.
+/// (`ARGV[1]`; empty for a plain read, `*` to replace whatever it holds).
+/// Returns the record's generation.
+/// Its first command is a write, so a full Redis refuses it whole (`OOM`).
 pub(crate) const GENERATION_SCRIPT: &str = "\
+if redis.call('SETNX', KEYS[1], ARGV[2]) == 1 then return ARGV[2] end
 local g = redis.call('GET', KEYS[1])
-if (not g) or g == ARGV[1] then
+if g == ARGV[1] or ARGV[1] == '*' then
   redis.call('SET', KEYS[1], ARGV[2])
   return ARGV[2]
 end
 return g
 ";
-
 /// The read (or, with `known` a generation's text, the move from it) of
 /// `group`'s record under `prefix`: `EVAL` of [`GENERATION_SCRIPT`]. An
-/// empty `known` reads; one that is no generation's text never matches.
+/// empty `known` reads; `*` moves the record from whatever it holds.
 pub(crate) fn script(prefix: &str, group: u8, known: &str, candidate: Generation) -> Cmd {
     let mut script = redis::cmd("EVAL");
     script

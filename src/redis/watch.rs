@@ -167,9 +167,10 @@ impl Watch {
         })
     }
 
-    /// Records the groups' generations as a look read (or moved) them. A
-    /// move settles the loss it was planned for, unless another loss was
-    /// seen since (then the next look moves again).
+    /// Records the groups' generations as a look read (or moved) them: a
+    /// group it could not read keeps the one known. A move settles the loss
+    /// it was planned for when it moved every group, unless another loss
+    /// was seen since (then the next look moves again).
     pub(crate) fn settle(&self, plan: &Plan, read: Box<[Option<Generation>; GROUPS]>) {
         let mut seen = self.lock();
         let Some(generations) = seen.generations.as_mut() else {
@@ -177,7 +178,11 @@ impl Watch {
         };
         let moved = plan.moving_from.is_some();
         let complete = read.iter().all(Option::is_some);
-        generations.current = read;
+        for (known, read) in generations.current.iter_mut().zip(read.iter()) {
+            if read.is_some() {
+                *known = *read;
+            }
+        }
         if moved && complete && generations.losses == plan.losses {
             generations.unsettled = false;
         }
@@ -302,6 +307,12 @@ mod tests {
         assert!(watch.record(ids(&["d"]), Ok(())).is_ok());
         watch.settle(&plan, read(2));
         assert!(matches!(watch.doubt(), Some(Doubt::Unsettled)));
+        // A move that read nothing (a replica answering READONLY) keeps
+        // what was known, and settles nothing.
+        let plan = watch.plan().unwrap();
+        watch.settle(&plan, Box::new([None; GROUPS]));
+        assert!(matches!(watch.doubt(), Some(Doubt::Unsettled)));
+        assert_eq!(watch.generation(5), Some(Generation::from_bytes([2; 8])));
         let plan = watch.plan().unwrap();
         watch.settle(&plan, read(3));
         assert!(watch.doubt().is_none());

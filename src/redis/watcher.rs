@@ -66,12 +66,11 @@ impl Connector {
                 .moving_from
                 .as_ref()
                 .and_then(|known| known.get(usize::from(group)).copied().flatten());
-            // Moving from a generation never read: the record is created
-            // if missing, and otherwise kept (`-` is no generation's
-            // text), as a plain read does.
+            // Moving from a generation never read: from whatever the
+            // record holds (`*`), since it may be the one the loss left.
             let known = match (&plan.moving_from, known) {
                 (Some(_), Some(known)) => known.to_string(),
-                (Some(_), None) => "-".to_owned(),
+                (Some(_), None) => "*".to_owned(),
                 (None, _) => String::new(),
             };
             generation::script(&plan.prefix, group, &known, candidate)

@@ -22,18 +22,17 @@ use crate::state::{Generation, ReplayError};
 /// (`ARGV[3]`); a record that holds another generation than the token's
 /// (`ARGV[1]`) refuses it, unrecorded (0); else `SET key 1 NX PX ttl`
 /// (`ARGV[2]`): 1 when set, 2 when it was set before (a replay). The
-/// record's generation comes back with the code.
+/// record's generation comes back with the code. The first command is a
+/// write (`SETNX`), so a full `noeviction` Redis refuses the whole script
+/// with `OOM` (Redis checks memory at a script's first write only when no
+/// read came before it).
 const CONSUME_SCRIPT: &str = "\
+redis.call('SETNX', KEYS[2], ARGV[3])
 local g = redis.call('GET', KEYS[2])
-if not g then
-  redis.call('SET', KEYS[2], ARGV[3])
-  g = ARGV[3]
-end
 if g ~= ARGV[1] then return {0, g} end
 if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return {1, g} end
 return {2, g}
 ";
-
 impl Conn {
     /// The replies to each entry's `SET` and, with `wait`, to the `WAIT`
     /// after it: on one node, one pipeline for the whole batch (one `WAIT`
