@@ -145,7 +145,7 @@ fn after_the_fault(
 
 /// A `redis-server` on `port` in `dir` with `settings`, once it answers.
 fn server_on(port: u16, dir: &Path, settings: &[&str]) -> Child {
-    let child = Command::new("redis-server")
+    let mut child = Command::new("redis-server")
         .args([
             "--bind",
             "127.0.0.1",
@@ -170,6 +170,8 @@ fn server_on(port: u16, dir: &Path, settings: &[&str]) -> Child {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("redis-server on port {port} did not answer");
 }
 

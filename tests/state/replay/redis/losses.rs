@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mrtr_guard::state::ReplayError;
-use mrtr_guard::{MasterKey, Policy, RedisReplayGuard, StateCodec, StateContents, StateError};
+use mrtr_guard::{MasterKey, RedisReplayGuard, StateCodec, StateContents, StateError};
 
 #[cfg(feature = "tracing")]
 use crate::replay::redis::events;
@@ -30,14 +30,13 @@ const STATES: usize = 60;
 /// The watchers' interval in these tests.
 const WATCH: Duration = Duration::from_millis(100);
 
-/// An instance whose policy allows no clock skew: states minted a second
-/// after a loss are past it.
+/// An instance with the default policy: the rule has no clock in it, so
+/// the skew (60 s) plays no part after a loss.
 fn codec(guard: RedisReplayGuard) -> StateCodec {
     StateCodec::builder(
         "https://mcp.example.com",
         MasterKey::from_bytes(&[0x42; 32]).unwrap(),
     )
-    .policy(Policy::default().with_skew(time::Duration::ZERO))
     .replay_guard(Arc::new(guard))
     .build()
     .unwrap()
@@ -88,10 +87,10 @@ fn reopened(codec: &StateCodec, runtime: &tokio::runtime::Runtime, states: &[Str
         .count()
 }
 
-/// A second later (past the loss, with no skew), a new flow's two rounds
-/// each open once.
+/// Once the guard has moved to the new generation (within a watch
+/// interval), a new flow's two rounds each open once.
 fn new_flow_completes(codec: &StateCodec, runtime: &tokio::runtime::Runtime) {
-    std::thread::sleep(Duration::from_millis(1100));
+    std::thread::sleep(WATCH * 3);
     let first = codec.start(&binding(), &StateContents::new(())).unwrap();
     let claims = codec.open::<()>(&first, &binding()).unwrap();
     assert_eq!(
