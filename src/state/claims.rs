@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use crate::json::JsonDigest;
-use crate::state::replay::Generation;
+use crate::state::generation::Generation;
 
 /// A random 16-byte identifier shared by every token of one flow.
 ///

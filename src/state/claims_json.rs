@@ -11,7 +11,7 @@ use time::OffsetDateTime;
 
 use crate::json::JsonDigest;
 use crate::state::claims::{Claims, FlowId, Meta, ProvenAnswer, Reask, StateContents};
-use crate::state::replay::Generation;
+use crate::state::generation::Generation;
 
 /// As in the claims: strict unpadded base64url of the 16 bytes.
 impl Serialize for FlowId {

@@ -15,7 +15,8 @@
 //! token carries) and `claims_json` (how it is written), `sealed` and
 //! `signed` (the two constructions, side by side), `policy`, `error` (what
 //! opening, minting and configuring report), `events` (what the operator is
-//! told of a refusal), `codec` (minting and opening), `info` (reading a
+//! told of a refusal), `generation` (which memory of a replay guard a token
+//! was minted under), `codec` (minting and opening), `info` (reading a
 //! token without a key), `record` (records kept outside a token, sealed;
 //! feature `server`), `replay/` (the replay-guard contract and the
 //! in-process guard; the Redis one is in `crate::redis`), and `vectors/`
@@ -30,6 +31,7 @@ mod codec;
 mod context;
 mod error;
 mod events;
+mod generation;
 mod info;
 mod keys;
 mod layout;
@@ -54,6 +56,7 @@ pub(crate) use claims_json::{
 };
 pub use codec::{CodecBuilder, StateCodec};
 pub use error::{ConfigError, MintError, StateError};
+pub use generation::Generation;
 pub use info::TokenInfo;
 pub(crate) use keys::fill_random;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
@@ -62,6 +65,6 @@ pub use policy::Policy;
 #[cfg(feature = "server")]
 pub(crate) use record::{open_record, seal_record};
 pub use replay::{
-    AsyncReplayGuard, ConsumeFuture, Generation, MemoryReplayGuard, PrincipalKey, ReplayError,
-    ReplayGuard, TokenUse,
+    AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,
+    TokenUse,
 };

@@ -19,8 +19,8 @@ use std::pin::Pin;
 use time::{Duration, OffsetDateTime};
 
 use crate::state::claims::FlowId;
+use crate::state::generation::Generation;
 use crate::state::replay::error::ReplayError;
-use crate::state::replay::generation::Generation;
 use crate::state::replay::principal::PrincipalKey;
 
 /// Records which tokens were used.

@@ -7,8 +7,8 @@ use std::sync::{Mutex, PoisonError};
 use time::OffsetDateTime;
 
 use crate::state::claims::FlowId;
+use crate::state::generation::Generation;
 use crate::state::replay::error::ReplayError;
-use crate::state::replay::generation::Generation;
 use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 use crate::state::replay::principal::PrincipalKey;
 
@@ -293,8 +293,8 @@ mod tests {
 
     use super::MemoryReplayGuard;
     use crate::state::claims::FlowId;
+    use crate::state::generation::Generation;
     use crate::state::replay::error::ReplayError;
-    use crate::state::replay::generation::Generation;
     use crate::state::replay::guard::{ReplayGuard, TokenUse};
     use crate::state::replay::principal::PrincipalKey;
 

@@ -6,20 +6,17 @@
 //!
 //! The files: `guard` (the contract: [`ReplayGuard`], its async face and
 //! the [`TokenUse`] they consume),
-//! `error` ([`ReplayError`]), `generation` ([`Generation`]: which memory of
-//! a guard a token was minted under), `principal` (the [`PrincipalKey`] a guard counts
+//! `error` ([`ReplayError`]), `principal` (the [`PrincipalKey`] a guard counts
 //! shares by), and `memory` ([`MemoryReplayGuard`], one process). The guard
 //! every instance of a server shares is on Redis, with the Redis client
 //! (`crate::redis`, feature `redis`).
 
 mod error;
-mod generation;
 mod guard;
 mod memory;
 mod principal;
 
 pub use error::ReplayError;
-pub use generation::Generation;
 pub use guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 pub use memory::MemoryReplayGuard;
 pub use principal::PrincipalKey;

@@ -10,8 +10,8 @@ use super::inputs::T0;
 use super::negative::{edit_bytes, mint_raw, negative};
 use super::positive::{GENERATION, by_name};
 use super::text::non_canonical_base64;
+use crate::state::generation::Generation;
 use crate::state::layout;
-use crate::state::replay::Generation;
 
 /// Negative vectors for the rules a tampered token cannot reach: authentic
 /// tokens with odd claims, and text-level edge cases.

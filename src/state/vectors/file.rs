@@ -11,10 +11,11 @@ use time::{Duration, OffsetDateTime};
 use crate::json::JsonDigest;
 use crate::state::binding::Binding;
 use crate::state::codec::StateCodec;
+use crate::state::generation::Generation;
 use crate::state::keys::{KeyRing, MasterKey};
 use crate::state::layout::Mode;
 use crate::state::policy::Policy;
-use crate::state::replay::{Generation, MemoryReplayGuard};
+use crate::state::replay::MemoryReplayGuard;
 use crate::wire::Method;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
