@@ -19,16 +19,8 @@
 use redis::{Cmd, Value};
 
 use crate::redis::layout::Key;
-use crate::state::{FlowId, Generation};
-
-/// How many groups the flows are split into: one per value of a flow id's
-/// first byte.
-pub(crate) const GROUPS: usize = 256;
-
-/// The group of `flow`'s keys.
-pub(crate) fn group_of(flow: FlowId) -> u8 {
-    flow.as_bytes().first().copied().unwrap_or(0)
-}
+pub(crate) use crate::redis::layout::{GROUPS, group_of};
+use crate::state::Generation;
 
 /// Reads a group's record (`KEYS[1]`), atomically: creates it with the
 /// candidate (`ARGV[2]`) when it is missing, and replaces it with the
@@ -74,6 +66,7 @@ pub(crate) fn generation_of(reply: &Value) -> Option<Generation> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::state::FlowId;
 
     #[test]
     fn a_flow_is_grouped_by_its_first_byte_and_replies_parse_strictly() {

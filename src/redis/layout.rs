@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 
 use time::OffsetDateTime;
 
-use crate::redis::generation::group_of;
 use crate::state::{FlowId, PrincipalKey};
 use crate::task::TaskId;
 
@@ -65,6 +64,16 @@ impl Key<'_> {
             Self::OwnerTasks(owner) => format!("{prefix}:tasks:{{{prefix}}}:owner:{owner}"),
         }
     }
+}
+
+/// How many groups the flows are split into (`crate::redis::generation`):
+/// one per value of a flow id's first byte.
+pub(crate) const GROUPS: usize = 256;
+
+/// The group of `flow`'s keys: the hash tag of its round keys and of its
+/// group's generation.
+pub(crate) fn group_of(flow: FlowId) -> u8 {
+    flow.as_bytes().first().copied().unwrap_or(0)
 }
 
 /// The member a principal's share counts a round by: `<flow id>:<round>`.
