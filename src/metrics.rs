@@ -12,7 +12,7 @@
 //! | name | kind | labels | counts |
 //! | --- | --- | --- | --- |
 //! | [`STATE_REFUSED`] | counter | `reason` | refused `requestState`s, by [`StateError::reason`](crate::StateError::reason) (a replay is `replayed`) |
-//! | [`REPLAY_GUARD_CALLS`] | counter | `outcome` | replay guard calls: `recorded`, `replayed`, `share_exceeded`, `failed` |
+//! | [`REPLAY_GUARD_CALLS`] | counter | `outcome` | replay guard calls: `recorded`, `replayed`, `share_exceeded`, `generation` (another guard generation, or none), `failed` |
 //! | [`REPLAY_GUARD_SECONDS`] | histogram | | how long each replay guard call took, in seconds |
 //! | [`REASKS`] | counter | | invalid answers asked again |
 //! | [`FLOWS_ENDED`] | counter | `end` | calls whose round ended the flow: `completed`, `declined`, `cancelled`, `invalid_answers`, `too_many_rounds`, `deadline_passed`, `error` |

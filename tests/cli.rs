@@ -179,8 +179,46 @@ fn open_prints_times_round_and_flow_id_but_no_user_data() {
             "{text}"
         );
         assert!(text.contains("1 answer(s)"), "{text}");
+        assert!(text.contains("generation:    none ("), "{text}");
         assert!(!text.contains(MARKER), "{text}");
     }
+}
+
+/// A token minted under a replay guard shows the guard's generation.
+#[test]
+fn open_prints_the_replay_guards_generation() {
+    let guard = std::sync::Arc::new(mrtr_guard::MemoryReplayGuard::new(10));
+    let codec = StateCodec::builder(AUDIENCE, MasterKey::from_base64(KEY).unwrap())
+        .replay_guard(guard)
+        .build()
+        .unwrap();
+    let args = args();
+    let binding = Binding::new("ada", Method::ToolsCall, "ShipOrder", Some(&args));
+    let token = codec
+        .start_at(&binding, &StateContents::new(()), OffsetDateTime::now_utc())
+        .unwrap();
+    let generation =
+        mrtr_guard::StateCodec::builder(AUDIENCE, MasterKey::from_base64(KEY).unwrap())
+            .build()
+            .unwrap()
+            .open::<()>(&token, &binding)
+            .unwrap()
+            .generation()
+            .unwrap();
+    let output = run_with_key(&open_args("ada", &token));
+    assert!(output.status.success(), "{}", stdout(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!(
+            "generation:    {generation} (of the replay guard's memory)\n"
+        )),
+        "{text}"
+    );
+    let inspected = stdout(&run(&["inspect", &token]));
+    assert!(
+        inspected.contains("generation: in the claims, read by `open`"),
+        "{inspected}"
+    );
 }
 
 #[test]

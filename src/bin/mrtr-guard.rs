@@ -11,8 +11,9 @@
 //!
 //! `inspect` needs no key and shows only structural facts. `open` takes the
 //! master key from the environment (`MRTR_GUARD_KEY`, base64), never from the
-//! command line, and prints the claims' times, round and flow id (never the
-//! carried answers or application data) or the reason the token is refused.
+//! command line, and prints the claims' times, round, flow id and replay-guard
+//! generation (never the carried answers or application data) or the reason
+//! the token is refused.
 //! A token given as `-` is read from standard input.
 //!
 //! Exit codes: 0 ok (and help, version), 1 refused, 2 usage error. A usage
@@ -83,7 +84,8 @@ enum Command {
         token: String,
     },
     /// Open a token for the call described, with the key in MRTR_GUARD_KEY,
-    /// and print its times, round and flow id, or why it is refused.
+    /// and print its times, round, flow id and guard generation, or why it
+    /// is refused.
     #[command(after_help = OPEN_AFTER_HELP)]
     Open(OpenArgs),
 }
@@ -307,6 +309,8 @@ fn inspect(token: &str) -> ExitCode {
                 info.body_len(),
                 info.tag_len()
             );
+            // The generation is a claim: read only once the tag verified.
+            println!("generation: in the claims, read by `open` (which checks the tag)");
             ExitCode::SUCCESS
         }
         Err(error) => refused(&error),
@@ -406,6 +410,13 @@ fn print_claims(mode: Mode, key_id: mrtr_guard::state::KeyId, claims: &Claims<Va
     println!("key id:        {key_id}");
     println!("round:         {}", claims.round());
     println!("flow id:       {}", claims.flow_id());
+    match claims.generation() {
+        Some(generation) => println!("generation:    {generation} (of the replay guard's memory)"),
+        None => println!(
+            "generation:    none (minted without a replay guard, or by an older version: \
+             a guard refuses it)"
+        ),
+    }
     println!("issued at:     {}", utc(claims.issued_at()));
     println!("expires at:    {}", utc(claims.expires_at()));
     println!("flow deadline: {}", utc(claims.deadline()));

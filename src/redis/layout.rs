@@ -28,8 +28,11 @@ pub(crate) fn valid_prefix(prefix: &str) -> bool {
 /// Every key the client's contracts write: the prefix, `:`, then each
 /// contract's part.
 pub(crate) enum Key<'a> {
-    /// The replay guard's record that (flow id, round) was consumed.
+    /// The replay guard's record that (flow id, round) was consumed, in
+    /// its flow's group (`crate::redis::generation`).
     Round(FlowId, u32),
+    /// The generation of a group's memory (`crate::redis::generation`).
+    Generation(u8),
     /// The replay guard's count of a principal's live entries.
     Share(PrincipalKey),
     /// The task store's hash of one task: its version and sealed record.
@@ -53,7 +56,13 @@ impl Key<'_> {
     /// The key under `prefix`.
     pub(crate) fn under(&self, prefix: &str) -> String {
         match self {
-            Self::Round(flow_id, round) => format!("{prefix}:replay:{flow_id}:{round}"),
+            // `{<group>}` is the hash tag: a flow's keys and its group's
+            // generation in one slot.
+            Self::Round(flow_id, round) => format!(
+                "{prefix}:replay:{{{:02x}}}:{flow_id}:{round}",
+                group_of(*flow_id)
+            ),
+            Self::Generation(group) => format!("{prefix}:replay:generation:{{{group:02x}}}"),
             Self::Share(principal) => format!("{prefix}:replay:share:{principal}"),
             Self::Task(id) => format!("{prefix}:task:{id}"),
             Self::Answer(key) => format!("{prefix}:answer:{}", hex(*key)),
@@ -65,6 +74,16 @@ impl Key<'_> {
             Self::Bytes => format!("{prefix}:tasks:{{{prefix}}}:bytes"),
         }
     }
+}
+
+/// How many groups the flows are split into (`crate::redis::generation`):
+/// one per value of a flow id's first byte.
+pub(crate) const GROUPS: usize = 256;
+
+/// The group of `flow`'s keys: the hash tag of its round keys and of its
+/// group's generation.
+pub(crate) fn group_of(flow: FlowId) -> u8 {
+    flow.as_bytes().first().copied().unwrap_or(0)
 }
 
 /// The member a principal's share counts a round by: `<flow id>:<round>`.
@@ -130,7 +149,8 @@ mod tests {
         let mut next = Some(Key::Round(FlowId::from_bytes(FLOW), ROUND));
         while let Some(key) = next {
             next = match key {
-                Key::Round(..) => Some(Key::Share(PrincipalKey::from_bytes(PRINCIPAL))),
+                Key::Round(..) => Some(Key::Generation(FLOW[0])),
+                Key::Generation(_) => Some(Key::Share(PrincipalKey::from_bytes(PRINCIPAL))),
                 Key::Share(_) => Some(Key::Task(task)),
                 Key::Task(_) => Some(Key::Answer(&ANSWER)),
                 Key::Answer(_) => Some(Key::Tasks),
@@ -173,6 +193,7 @@ mod tests {
         template
             .replace("<prefix>", "shop")
             .replace("<flow id>", &hex16(FLOW[0]))
+            .replace("<group>", &format!("{:02x}", FLOW[0]))
             .replace("<round>", &ROUND.to_string())
             .replace("<principal key>", &hex16(PRINCIPAL[0]))
             .replace("<task id>", TASK)
@@ -219,7 +240,7 @@ mod tests {
     }
 
     #[test]
-    fn the_caps_sets_share_a_hash_tag_and_nothing_else_has_one() {
+    fn the_caps_sets_share_a_hash_tag_a_group_has_one_and_nothing_else_has_one() {
         let task = TaskId::parse(TASK).unwrap();
         for key in every_key(&task) {
             let text = key.under("shop");
@@ -227,8 +248,14 @@ mod tests {
                 key,
                 Key::Tasks | Key::OwnerTasks(_) | Key::Held | Key::Charges | Key::Bytes
             );
+            let grouped = matches!(key, Key::Round(..) | Key::Generation(_));
             assert_eq!(text.contains("{shop}"), tagged, "{text}");
-            assert_eq!(text.matches('{').count(), usize::from(tagged), "{text}");
+            assert_eq!(text.contains("{ab}"), grouped, "{text}");
+            assert_eq!(
+                text.matches('{').count(),
+                usize::from(tagged || grouped),
+                "{text}"
+            );
         }
         assert!(valid_prefix("shop:eu"));
         for prefix in ["a{b", "a}b", "{}"] {

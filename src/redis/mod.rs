@@ -12,6 +12,8 @@
 //! its instances' `run_id`, its `maxmemory-policy`; what it no longer
 //! vouches for), `connection` (opening, reusing and replacing a connection),
 //! `endpoint` (the URL, TLS and timeouts a connection is made from),
+//! `generation` (the generation of Redis' memory, kept beside the keys, per
+//! group of flows),
 //! `watcher` (looking at Redis: on each new connection and when a contract
 //! looks again), `settings` (what every builder on the client sets alike,
 //! checked once, its setters written once). Then one folder per contract, each on the client and
@@ -21,6 +23,7 @@
 mod connection;
 mod endpoint;
 mod error;
+mod generation;
 mod layout;
 mod replay;
 mod settings;

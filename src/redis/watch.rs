@@ -11,12 +11,16 @@
 //!   nothing: a contract refuses its calls with the start-up refusal's
 //!   message, naming the setting.
 //! - A `run_id` not seen before (a restarted master, a promoted replica),
-//!   or a policy back to `noeviction` after it was not, is a loss, dated
-//!   when the client saw it: from then on the watch does not vouch for what
-//!   was written before it. The replay guard refuses a token that can have
-//!   been minted before it (its issue time less the skew), since it may
-//!   have been consumed already; tokens minted after it are recorded as
-//!   ever.
+//!   or a policy back to `noeviction` after it was not, is a loss. For a
+//!   client that keeps generations (the replay guard's), the watch vouches
+//!   for nothing from then until the client has moved Redis' generation
+//!   records past the generations it knew (`generation`): a token of the
+//!   old generation is then refused by the script that would record it,
+//!   on every instance, and a token of the new one is recorded as ever.
+//!
+//! The watch also holds the generation of each group of flows as the
+//! client last read it, for minting: every look reads them all, and every
+//! consume's reply brings its group's.
 //!
 //! The events (feature `tracing`) are the replay guard's, named and worded
 //! for it: it is what relies on the watch.
@@ -24,9 +28,9 @@
 use std::collections::BTreeSet;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use time::OffsetDateTime;
-
 use crate::redis::error::{ConnectError, RedisUnavailable};
+use crate::redis::generation::GROUPS;
+use crate::state::Generation;
 
 /// What the client has seen of Redis, shared by all its connections.
 #[derive(Default)]
@@ -44,16 +48,40 @@ struct Seen {
     run_ids: BTreeSet<String>,
     /// Why Redis may evict now (its policy, or an unreadable one).
     evicting: Option<ConnectError>,
-    /// When the guard last saw Redis lose keys, by this process' clock.
-    lost_at: Option<OffsetDateTime>,
+    /// The generations kept, when the client keeps them.
+    generations: Option<Generations>,
+}
+
+/// The generation of each group as the client last read it, and whether a
+/// loss it saw still waits for the records to move.
+struct Generations {
+    /// The key prefix the records are under.
+    prefix: String,
+    current: Box<[Option<Generation>; GROUPS]>,
+    /// A loss was seen and the records have not moved past it yet.
+    unsettled: bool,
+    /// How many losses were seen: a move settles only the ones seen
+    /// before it was planned.
+    losses: u64,
 }
 
 /// Why the watch does not vouch for what Redis was given.
 pub(crate) enum Doubt {
     /// Redis may evict now: why, in the start-up refusal's words.
     Evicting(RedisUnavailable),
-    /// Redis lost keys at or after the time asked about.
-    Lost,
+    /// Redis lost keys, and its generation records have not moved yet.
+    Unsettled,
+}
+
+/// What a look at Redis does about the generation records: read them, or
+/// move them from the generations the client knew (a loss was seen).
+pub(crate) struct Plan {
+    /// The key prefix the records are under.
+    pub(crate) prefix: String,
+    /// Each group's generation as known, to move from; `None`: only read.
+    pub(crate) moving_from: Option<Box<[Option<Generation>; GROUPS]>>,
+    /// The losses seen when it was planned.
+    losses: u64,
 }
 
 /// Why the client no longer vouches for what Redis was given.
@@ -75,26 +103,97 @@ impl Watch {
         }
     }
 
-    /// Whether the watch vouches now for what was written after `since`:
-    /// not while Redis may evict, nor when it lost keys at or after `since`.
-    pub(crate) fn doubt(&self, since: OffsetDateTime) -> Option<Doubt> {
+    /// Keeps the generations of the groups from now on (the replay guard's
+    /// client does).
+    pub(crate) fn keep_generations(&mut self, prefix: String) {
+        let seen = self.seen.get_mut().unwrap_or_else(PoisonError::into_inner);
+        seen.generations = Some(Generations {
+            prefix,
+            current: Box::new([None; GROUPS]),
+            unsettled: false,
+            losses: 0,
+        });
+    }
+
+    /// Whether the watch vouches now for what Redis was given: not while
+    /// Redis may evict, nor between a loss and the records' move past it.
+    pub(crate) fn doubt(&self) -> Option<Doubt> {
         let seen = self.lock();
         if let Some(fault) = &seen.evicting {
             return Some(Doubt::Evicting(fault.clone().into_unavailable()));
         }
-        match seen.lost_at {
-            Some(lost_at) if since <= lost_at => Some(Doubt::Lost),
+        match &seen.generations {
+            Some(generations) if generations.unsettled => Some(Doubt::Unsettled),
             _ => None,
         }
     }
 
-    /// Records one look at Redis, at `now`: the masters' `run_id`s and
-    /// what their policy allows. The policy's refusal, if any.
+    /// The generation of `group` as last read; `None` before the first
+    /// read, or without generations.
+    pub(crate) fn generation(&self, group: u8) -> Option<Generation> {
+        let seen = self.lock();
+        let generations = seen.generations.as_ref()?;
+        generations
+            .current
+            .get(usize::from(group))
+            .copied()
+            .flatten()
+    }
+
+    /// Records what a script read of `group`'s record.
+    pub(crate) fn learn(&self, group: u8, generation: Generation) {
+        let mut seen = self.lock();
+        if let Some(slot) = seen
+            .generations
+            .as_mut()
+            .and_then(|generations| generations.current.get_mut(usize::from(group)))
+        {
+            *slot = Some(generation);
+        }
+    }
+
+    /// What a look does about the records now; `None` without generations,
+    /// or while Redis may evict (nothing is vouched for then).
+    pub(crate) fn plan(&self) -> Option<Plan> {
+        let seen = self.lock();
+        if seen.evicting.is_some() {
+            return None;
+        }
+        let generations = seen.generations.as_ref()?;
+        Some(Plan {
+            prefix: generations.prefix.clone(),
+            moving_from: generations.unsettled.then(|| generations.current.clone()),
+            losses: generations.losses,
+        })
+    }
+
+    /// Records the groups' generations as a look read (or moved) them: a
+    /// group it could not read keeps the one known. A move settles the loss
+    /// it was planned for when it moved every group, unless another loss
+    /// was seen since (then the next look moves again).
+    pub(crate) fn settle(&self, plan: &Plan, read: Box<[Option<Generation>; GROUPS]>) {
+        let mut seen = self.lock();
+        let Some(generations) = seen.generations.as_mut() else {
+            return;
+        };
+        let moved = plan.moving_from.is_some();
+        let complete = read.iter().all(Option::is_some);
+        for (known, read) in generations.current.iter_mut().zip(read.iter()) {
+            if read.is_some() {
+                *known = *read;
+            }
+        }
+        if moved && complete && generations.losses == plan.losses {
+            generations.unsettled = false;
+        }
+    }
+
+    /// Records one look at Redis: the masters' `run_id`s and what their
+    /// policy allows. The policy's refusal, if any.
     pub(super) fn record(
         &self,
         run_ids: BTreeSet<String>,
         policy: Result<(), ConnectError>,
-        now: OffsetDateTime,
     ) -> Result<(), ConnectError> {
         let mut seen = self.lock();
         let mut loss = None;
@@ -116,7 +215,10 @@ impl Watch {
             }
         }
         if let Some(loss) = loss {
-            seen.lost_at = Some(seen.lost_at.map_or(now, |before| before.max(now)));
+            if let Some(generations) = seen.generations.as_mut() {
+                generations.unsettled = true;
+                generations.losses = generations.losses.wrapping_add(1);
+            }
             lost_event(&self.server, loss);
         }
         policy
@@ -157,8 +259,8 @@ fn lost_event(server: &str, loss: Loss) {
     tracing::error!(
         name: "replay_guard_lost", target: TARGET,
         server, cause,
-        "redis lost replay keys: every requestState minted before now (and the skew) \
-         is refused; flows begun before start over"
+        "redis lost replay keys: the guard moves to a new generation, every requestState \
+         minted under the old one is refused, flows begun before start over"
     );
 }
 
@@ -166,61 +268,86 @@ fn lost_event(server: &str, loss: Loss) {
 fn lost_event(_: &str, _: Loss) {}
 
 #[cfg(test)]
-#[allow(
-    clippy::unwrap_used,
-    clippy::arithmetic_side_effects,
-    reason = "test code: a panic is a failing test"
-)]
+#[allow(clippy::unwrap_used, reason = "test code: a panic is a failing test")]
 mod tests {
     use super::*;
-
-    fn at(seconds: i64) -> OffsetDateTime {
-        OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
-    }
-
-    /// Whether the watch vouches for what was written after `seconds`.
-    fn vouches(watch: &Watch, seconds: i64) -> bool {
-        watch.doubt(at(seconds)).is_none()
-    }
 
     fn ids(ids: &[&str]) -> BTreeSet<String> {
         ids.iter().map(|id| (*id).to_owned()).collect()
     }
 
+    fn kept() -> Watch {
+        let mut watch = Watch::default();
+        watch.keep_generations("p".to_owned());
+        watch
+    }
+
+    fn read(generation: u8) -> Box<[Option<Generation>; GROUPS]> {
+        Box::new([Some(Generation::from_bytes([generation; 8])); GROUPS])
+    }
+
     #[test]
-    fn a_new_run_id_doubts_what_was_written_up_to_it() {
-        let watch = Watch::default();
-        assert!(watch.record(ids(&["a", "b"]), Ok(()), at(0)).is_ok());
-        assert!(watch.record(ids(&["b", "a"]), Ok(()), at(10)).is_ok());
-        assert!(vouches(&watch, -5), "nothing lost yet");
-        assert!(watch.record(ids(&["a", "c"]), Ok(()), at(100)).is_ok());
-        assert!(matches!(watch.doubt(at(94)), Some(Doubt::Lost)));
-        assert!(!vouches(&watch, 100), "at the loss");
-        assert!(vouches(&watch, 101));
-        // Fewer masters seen is no loss; the next restart moves the date.
-        assert!(watch.record(ids(&["c"]), Ok(()), at(200)).is_ok());
-        assert!(vouches(&watch, 145));
-        assert!(watch.record(ids(&["a", "c"]), Ok(()), at(250)).is_ok());
-        assert!(vouches(&watch, 145), "a master seen again");
-        assert!(watch.record(ids(&["d"]), Ok(()), at(300)).is_ok());
-        assert!(!vouches(&watch, 145));
+    fn a_new_run_id_doubts_everything_until_the_records_moved() {
+        let watch = kept();
+        assert!(watch.record(ids(&["a", "b"]), Ok(())).is_ok());
+        let plan = watch.plan().unwrap();
+        assert!(plan.moving_from.is_none(), "nothing lost: only read");
+        watch.settle(&plan, read(1));
+        assert_eq!(watch.generation(7), Some(Generation::from_bytes([1; 8])));
+        assert!(watch.record(ids(&["b", "a"]), Ok(())).is_ok());
+        assert!(watch.doubt().is_none());
+        // Fewer masters seen is no loss; one not seen before is.
+        assert!(watch.record(ids(&["a"]), Ok(())).is_ok());
+        assert!(watch.doubt().is_none());
+        assert!(watch.record(ids(&["a", "c"]), Ok(())).is_ok());
+        assert!(matches!(watch.doubt(), Some(Doubt::Unsettled)));
+        let plan = watch.plan().unwrap();
+        assert_eq!(plan.moving_from.as_deref(), Some(&*read(1)));
+        // A second loss while the move is on its way: still unsettled.
+        assert!(watch.record(ids(&["d"]), Ok(())).is_ok());
+        watch.settle(&plan, read(2));
+        assert!(matches!(watch.doubt(), Some(Doubt::Unsettled)));
+        // A move that read nothing (a replica answering READONLY) keeps
+        // what was known, and settles nothing.
+        let plan = watch.plan().unwrap();
+        watch.settle(&plan, Box::new([None; GROUPS]));
+        assert!(matches!(watch.doubt(), Some(Doubt::Unsettled)));
+        assert_eq!(watch.generation(5), Some(Generation::from_bytes([2; 8])));
+        let plan = watch.plan().unwrap();
+        watch.settle(&plan, read(3));
+        assert!(watch.doubt().is_none());
+        assert_eq!(watch.generation(0), Some(Generation::from_bytes([3; 8])));
     }
 
     #[test]
     fn an_evicting_policy_doubts_everything_then_counts_as_a_loss() {
-        let watch = Watch::default();
-        assert!(watch.record(ids(&["a"]), Ok(()), at(0)).is_ok());
+        let watch = kept();
+        assert!(watch.record(ids(&["a"]), Ok(())).is_ok());
         let evicts = Err(ConnectError::Evicts("allkeys-lru".to_owned()));
-        assert!(watch.record(ids(&["a"]), evicts, at(10)).is_err());
-        let Some(Doubt::Evicting(why)) = watch.doubt(at(45)) else {
+        assert!(watch.record(ids(&["a"]), evicts).is_err());
+        let Some(Doubt::Evicting(why)) = watch.doubt() else {
             panic!("expected the eviction refusal");
         };
         assert!(
             why.to_string().contains("maxmemory-policy is allkeys-lru"),
             "{why}"
         );
-        assert!(watch.record(ids(&["a"]), Ok(()), at(20)).is_ok());
-        assert!(!vouches(&watch, 20), "written in the interval");
-        assert!(vouches(&watch, 21));
+        assert!(
+            watch.plan().is_none(),
+            "no generation is read while it evicts"
+        );
+        assert!(watch.record(ids(&["a"]), Ok(())).is_ok());
+        assert!(matches!(watch.doubt(), Some(Doubt::Unsettled)));
+        assert!(watch.plan().unwrap().moving_from.is_some());
+    }
+
+    #[test]
+    fn without_generations_a_loss_doubts_nothing() {
+        let watch = Watch::default();
+        assert!(watch.record(ids(&["a"]), Ok(())).is_ok());
+        assert!(watch.record(ids(&["b"]), Ok(())).is_ok());
+        assert!(watch.doubt().is_none());
+        assert!(watch.plan().is_none());
+        assert_eq!(watch.generation(0), None);
     }
 }

@@ -2,16 +2,20 @@
 //! whenever a contract on the client looks again (the replay guard, every
 //! watch interval). `INFO server` (each master's `run_id`) and, unless the
 //! builder opted out, `CONFIG GET maxmemory-policy`, on every master of a
-//! cluster; what they say is recorded in the connector's `watch`.
+//! cluster; what they say is recorded in the connector's `watch`. For the
+//! replay guard's client, then the generation records (`generation`): read
+//! (created where missing), or moved past a loss the look saw.
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
 use redis::Value;
-use time::OffsetDateTime;
 
 use crate::redis::connection::{Conn, Connector, evicting, forget};
 use crate::redis::error::{ConnectError, RedisUnavailable, timed_out, unavailable};
+use crate::redis::generation::{self, GROUPS};
+use crate::redis::watch::Plan;
+use crate::state::Generation;
 
 impl Connector {
     /// Looks at Redis through `conn` and records what it saw: the masters'
@@ -35,8 +39,67 @@ impl Connector {
         } else {
             Ok(())
         };
-        self.watch
-            .record(run_ids, policy, OffsetDateTime::now_utc())
+        self.watch.record(run_ids, policy)?;
+        if let Some(plan) = self.watch.plan() {
+            // A failure leaves the watch as it was: still unsettled after a
+            // loss (every call refused), or with the generations of the
+            // last read. A full `noeviction` Redis cannot create a missing
+            // record, and is no loss.
+            if let Some(read) = self.generations(conn, &plan).await {
+                self.watch.settle(&plan, read);
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads every group's generation record through `conn`, creating the
+    /// missing ones, or moves them from the generations `plan` knew: one
+    /// pipeline on one node, one script per group on a cluster.
+    async fn generations(
+        &self,
+        conn: &mut Conn,
+        plan: &Plan,
+    ) -> Option<Box<[Option<Generation>; GROUPS]>> {
+        let candidate = Generation::random()?;
+        let scripts = (0..=u8::MAX).map(|group| {
+            let known = plan
+                .moving_from
+                .as_ref()
+                .and_then(|known| known.get(usize::from(group)).copied().flatten());
+            // Moving from a generation never read: from whatever the
+            // record holds (`*`), since it may be the one the loss left.
+            let known = match (&plan.moving_from, known) {
+                (Some(_), Some(known)) => known.to_string(),
+                (Some(_), None) => "*".to_owned(),
+                (None, _) => String::new(),
+            };
+            generation::script(&plan.prefix, group, &known, candidate)
+        });
+        let replies = match conn {
+            Conn::Single(_) => {
+                let mut pipeline = redis::pipe();
+                for script in scripts {
+                    pipeline.add_command(script);
+                }
+                conn.send_all(&pipeline).await.ok()?
+            }
+            Conn::Cluster(_) => {
+                let sends = scripts.map(|script| {
+                    let mut conn = conn.clone();
+                    async move { conn.send(&script).await }
+                });
+                futures_util::future::join_all(sends)
+                    .await
+                    .into_iter()
+                    .collect::<Result<Vec<_>, _>>()
+                    .ok()?
+            }
+        };
+        let mut read = Box::new([None; GROUPS]);
+        for (slot, reply) in read.iter_mut().zip(&replies) {
+            *slot = generation::generation_of(reply);
+        }
+        Some(read)
     }
 
     /// A look at Redis on the slot's connection (a new one is looked at as

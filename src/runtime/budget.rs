@@ -18,7 +18,8 @@ use serde_json::{Map, Value};
 
 use crate::json::JsonDigest;
 use crate::state::{
-    ANSWER_FRAME_LEN, INV_MEMBER_LEN, Mode, ONCE_MEMBER_LEN, Policy, Reask, SKELETON_LEN,
+    ANSWER_FRAME_LEN, GEN_MEMBER_LEN, INV_MEMBER_LEN, Mode, ONCE_MEMBER_LEN, Policy, Reask,
+    SKELETON_LEN,
 };
 
 /// The two shares of the claims a state may fill.
@@ -56,7 +57,8 @@ pub(crate) fn answer_len(key: &str, response: &Map<String, Value>) -> usize {
 
 /// What the state's own part takes of the claims beyond the skeleton: the
 /// questions, the re-asks and the effect names (their members only when not
-/// empty) and the application data.
+/// empty), the application data, and room for the replay guard's
+/// generation (`gen`), counted whether or not the codec has a guard.
 pub(crate) fn own_len<A: Serialize>(
     questions: &BTreeMap<String, JsonDigest>,
     reasks: &BTreeMap<String, Reask>,
@@ -71,6 +73,7 @@ pub(crate) fn own_len<A: Serialize>(
         .saturating_add(json_len(app))
         .saturating_add(member(reasks.is_empty(), INV_MEMBER_LEN, json_len(reasks)))
         .saturating_add(member(ran.is_empty(), ONCE_MEMBER_LEN, json_len(ran)))
+        .saturating_add(GEN_MEMBER_LEN)
 }
 
 /// The length of `value` as the claims hold it (compact `serde_json`),

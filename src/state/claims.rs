@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
 use crate::json::JsonDigest;
+use crate::state::generation::Generation;
 
 /// A random 16-byte identifier shared by every token of one flow.
 ///
@@ -314,6 +315,8 @@ pub(crate) struct Meta {
     pub(crate) deadline: OffsetDateTime,
     pub(crate) round: u32,
     pub(crate) flow_id: FlowId,
+    /// The replay guard's generation when the token was minted (`gen`).
+    pub(crate) generation: Option<Generation>,
 }
 
 impl<A> Claims<A> {
@@ -342,6 +345,13 @@ impl<A> Claims<A> {
     /// The flow's id.
     pub fn flow_id(&self) -> FlowId {
         self.meta.flow_id
+    }
+
+    /// The generation of the replay guard's memory the token was minted
+    /// under (claim `gen`), when the minting codec had a guard with
+    /// generations.
+    pub fn generation(&self) -> Option<Generation> {
+        self.meta.generation
     }
 
     /// The questions the minting round asked, by `inputRequests` key.

@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 
 use crate::json::JsonDigest;
 use crate::state::claims::{Claims, FlowId, Meta, ProvenAnswer, Reask, StateContents};
+use crate::state::generation::Generation;
 
 /// As in the claims: strict unpadded base64url of the 16 bytes.
 impl Serialize for FlowId {
@@ -21,6 +22,20 @@ impl Serialize for FlowId {
 
 /// Strict: unpadded base64url of exactly 16 bytes, nothing else.
 impl<'de> Deserialize<'de> for FlowId {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        id_text::deserialize(deserializer).map(Self::from_bytes)
+    }
+}
+
+/// As in the claims: strict unpadded base64url of the 8 bytes.
+impl Serialize for Generation {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        id_text::serialize(self.as_bytes(), serializer)
+    }
+}
+
+/// Strict: unpadded base64url of exactly 8 bytes, nothing else.
+impl<'de> Deserialize<'de> for Generation {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         id_text::deserialize(deserializer).map(Self::from_bytes)
     }
@@ -93,6 +108,10 @@ pub(crate) const SKELETON_LEN: usize = 131;
 /// a comma.
 pub(crate) const ANSWER_FRAME_LEN: usize = 58;
 
+/// What the member `gen` adds when present: `,"gen":"`, the generation's
+/// 11 characters, `"`.
+pub(crate) const GEN_MEMBER_LEN: usize = 20;
+
 /// What the member `inv` adds when present, besides its object: `,"inv":`.
 pub(crate) const INV_MEMBER_LEN: usize = 7;
 
@@ -100,7 +119,8 @@ pub(crate) const INV_MEMBER_LEN: usize = 7;
 pub(crate) const ONCE_MEMBER_LEN: usize = 8;
 
 /// The claims as they are serialized: JSON with short, fixed names, in this
-/// order, `inv` and `once` only when not empty (`docs/FORMAT.md` §5).
+/// order, `gen` only under a guard with generations, `inv` and `once` only
+/// when not empty (`docs/FORMAT.md` §5).
 #[derive(Serialize)]
 struct WireOut<'a, A> {
     iat: i64,
@@ -108,6 +128,8 @@ struct WireOut<'a, A> {
     dl: i64,
     rnd: u32,
     fid: FlowId,
+    #[serde(rename = "gen", skip_serializing_if = "Option::is_none")]
+    generation: Option<Generation>,
     q: &'a BTreeMap<String, JsonDigest>,
     ans: &'a BTreeMap<String, ProvenAnswer>,
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -117,8 +139,8 @@ struct WireOut<'a, A> {
     app: &'a A,
 }
 
-/// The claims as they are parsed: every member required but `inv` and
-/// `once`, which are absent rather than empty; none unknown, none twice; no
+/// The claims as they are parsed: every member required but `gen`, `inv`
+/// and `once`, which are absent rather than empty; none unknown, none twice; no
 /// key twice in `q`, `ans` or `inv`, no name twice in `once`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -128,6 +150,8 @@ struct WireIn<A> {
     dl: i64,
     rnd: u32,
     fid: FlowId,
+    #[serde(rename = "gen", default, deserialize_with = "present_generation")]
+    generation: Option<Generation>,
     #[serde(deserialize_with = "unique_keys")]
     q: BTreeMap<String, JsonDigest>,
     #[serde(deserialize_with = "unique_keys")]
@@ -183,6 +207,13 @@ where
     Ok(map)
 }
 
+/// `gen`, when present: a generation (never `null`).
+fn present_generation<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Generation>, D::Error> {
+    Generation::deserialize(deserializer).map(Some)
+}
+
 /// `once`: a non-empty array of distinct strings.
 fn present_names<'de, D: Deserializer<'de>>(deserializer: D) -> Result<BTreeSet<String>, D::Error> {
     struct Names;
@@ -234,6 +265,7 @@ pub(crate) fn encode_into<A: Serialize>(
         dl: meta.deadline.unix_timestamp(),
         rnd: meta.round,
         fid: meta.flow_id,
+        generation: meta.generation,
         q: &contents.questions,
         ans: &contents.answers,
         inv: &contents.reasks,
@@ -258,6 +290,7 @@ pub(crate) fn decode<A: DeserializeOwned>(bytes: &[u8]) -> Option<Claims<A>> {
             deadline: OffsetDateTime::from_unix_timestamp(wire.dl).ok()?,
             round: wire.rnd,
             flow_id: wire.fid,
+            generation: wire.generation,
         },
         contents: StateContents {
             questions: wire.q,
@@ -291,6 +324,7 @@ mod tests {
                 deadline: OffsetDateTime::from_unix_timestamp(1_800_001_800).unwrap(),
                 round: 2,
                 flow_id: FlowId::from_bytes([7; 16]),
+                generation: None,
             },
             contents: StateContents::new(json!({"n": 1}))
                 .question("ship", &json!({"method": "elicitation/create"}))
@@ -321,10 +355,19 @@ mod tests {
             deadline: earliest,
             round: u32::MAX,
             flow_id: FlowId::from_bytes([0xff; 16]),
+            generation: None,
         };
         let len = |contents: &StateContents<()>| encode(&meta, contents).unwrap().len();
         let bare = len(&StateContents::new(()));
         assert_eq!(bare, SKELETON_LEN + "null".len());
+        let generation = Some(Generation::from_bytes([0xff; 8]));
+        let with_gen = encode(&Meta { generation, ..meta }, &StateContents::new(())).unwrap();
+        assert_eq!(with_gen.len(), bare + GEN_MEMBER_LEN);
+        assert!(
+            String::from_utf8(with_gen)
+                .unwrap()
+                .contains(r#""fid":"_____________________w","gen":"__________8","q":{}"#)
+        );
         let response = json!({"action": "decline"}).as_object().cloned().unwrap();
         let proven = ProvenAnswer::new(JsonDigest::from_bytes([9; 32]), response);
         let one = len(&StateContents::new(()).answer("k", proven.clone()));

@@ -424,6 +424,11 @@ impl StateCodec {
             deadline: truncate_to_second(deadline).ok_or(MintError::TimeOutOfRange)?,
             round,
             flow_id,
+            // The memory the guard will be asked to consume the token in.
+            generation: self
+                .replay
+                .as_ref()
+                .and_then(|guard| guard.generation(flow_id)),
         };
         self.mint_sized(binding, &meta, contents, nonce, claims_len)
     }
@@ -690,8 +695,9 @@ impl StateCodec {
     }
 
     /// What the replay guard records of a verified token: the guard and the
-    /// token's use (its principal's key, flow, round, issue time, and how
-    /// long the guard keeps the use); `None` without a guard. Under a guard
+    /// token's use (its principal's key, flow, round, issue time, how long
+    /// the guard keeps the use, and the guard generation it was minted
+    /// under); `None` without a guard. Under a guard
     /// a missing principal key fails closed.
     fn replay_entry<A>(
         &self,
@@ -709,7 +715,8 @@ impl StateCodec {
             claims.issued_at(),
             self.policy.skew(),
             self.retain_until(claims)?,
-        );
+        )
+        .with_generation(claims.generation());
         Ok(Some((guard.as_ref(), token)))
     }
 

@@ -48,6 +48,16 @@ pub enum StateError {
     /// The binding has no principal (or an empty one), and the codec was not
     /// built for anonymous use. A server bug, not a client's.
     MissingPrincipal,
+    /// The token was minted under another generation of the replay guard's
+    /// memory ([`ReplayError::GenerationChanged`]): the guard lost what it
+    /// recorded since, so it cannot tell whether the token was used. Its
+    /// flow starts over.
+    GenerationChanged,
+    /// The token carries no replay-guard generation
+    /// ([`ReplayError::NoGeneration`]): minted by an older version of this
+    /// crate, by a codec without the guard, or before the guard learnt its
+    /// generation. Its flow starts over.
+    NoGeneration,
 }
 
 impl StateError {
@@ -68,6 +78,8 @@ impl StateError {
             Self::ReplayGuard(_) => "replay_guard_failed",
             Self::ReplayShareExceeded => "replay_share_exceeded",
             Self::MissingPrincipal => "missing_principal",
+            Self::GenerationChanged => "generation_changed",
+            Self::NoGeneration => "no_generation",
         }
     }
 }
@@ -78,6 +90,8 @@ impl StateError {
         match error {
             ReplayError::Replayed => Self::Replayed,
             ReplayError::ShareExceeded { .. } => Self::ReplayShareExceeded,
+            ReplayError::GenerationChanged => Self::GenerationChanged,
+            ReplayError::NoGeneration => Self::NoGeneration,
             other => Self::ReplayGuard(other),
         }
     }
@@ -119,6 +133,13 @@ impl fmt::Display for StateError {
                 "the binding has no principal; bind the authenticated caller \
                  (Binding::new), or build the codec with allow_anonymous() for tools that \
                  need no authentication",
+            ),
+            Self::GenerationChanged => {
+                f.write_str("the guard lost its memory (generation changed)")
+            }
+            Self::NoGeneration => f.write_str(
+                "requestState carries no replay-guard generation (minted by an older version, \
+                 or without this guard); its flow starts over",
             ),
         }
     }

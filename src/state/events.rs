@@ -16,7 +16,10 @@
 //!
 //! A replay (`requestState replayed`), a replay guard failure (`replay
 //! guard failed`) and a principal past its share of the guard (event
-//! `replay_share_exceeded`, `WARN`) have their own messages and event names;
+//! `replay_share_exceeded`, `WARN`) have their own messages and event names,
+//! and so has a token of another guard generation, or of none (event
+//! `state_generation_refused`, `WARN`, whose message says "the guard lost
+//! its memory (generation changed)" or that the token has no generation);
 //! like every event, the last names no principal.
 //! A tag that does not verify (`forged`) says what it may be: a token
 //! altered, or minted for another user, tool, arguments or server. Neither
@@ -93,6 +96,11 @@ impl Seen {
                 reason, key_id, flow_id, round,
                 "principal holds its whole share of the replay guard; requestState refused"
             ),
+            StateError::GenerationChanged | StateError::NoGeneration => tracing::warn!(
+                name: "state_generation_refused", target: TARGET,
+                reason, key_id, flow_id, round,
+                "requestState refused: {error}"
+            ),
             StateError::MissingPrincipal => tracing::error!(
                 name: "state_refused", target: TARGET,
                 reason, key_id, flow_id, round,
@@ -121,6 +129,7 @@ pub(crate) fn guard_called(timer: GuardTimer, consumed: &Result<(), ReplayError>
         Ok(()) => "recorded",
         Err(ReplayError::Replayed) => "replayed",
         Err(ReplayError::ShareExceeded { .. }) => "share_exceeded",
+        Err(ReplayError::GenerationChanged | ReplayError::NoGeneration) => "generation",
         Err(_) => "failed",
     });
 }

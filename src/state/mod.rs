@@ -15,7 +15,8 @@
 //! token carries) and `claims_json` (how it is written), `sealed` and
 //! `signed` (the two constructions, side by side), `policy`, `error` (what
 //! opening, minting and configuring report), `events` (what the operator is
-//! told of a refusal), `codec` (minting and opening), `info` (reading a
+//! told of a refusal), `generation` (which memory of a replay guard a token
+//! was minted under), `codec` (minting and opening), `info` (reading a
 //! token without a key), `record` (records kept outside a token, sealed;
 //! feature `server`), `replay/` (the replay-guard contract and the
 //! in-process guard; the Redis one is in `crate::redis`), and `vectors/`
@@ -30,6 +31,7 @@ mod codec;
 mod context;
 mod error;
 mod events;
+mod generation;
 mod info;
 mod keys;
 mod layout;
@@ -49,9 +51,12 @@ mod vectors;
 
 pub use binding::Binding;
 pub use claims::{Claims, FlowId, ProvenAnswer, Reask, StateContents};
-pub(crate) use claims_json::{ANSWER_FRAME_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN};
+pub(crate) use claims_json::{
+    ANSWER_FRAME_LEN, GEN_MEMBER_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN,
+};
 pub use codec::{CodecBuilder, StateCodec};
 pub use error::{ConfigError, MintError, StateError};
+pub use generation::Generation;
 pub use info::TokenInfo;
 pub(crate) use keys::fill_random;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};

@@ -15,7 +15,7 @@ use std::sync::{Arc, LazyLock};
 use std::task::{Context, Poll, Waker};
 
 use mrtr_guard::runtime::{Opened, Opening};
-use mrtr_guard::state::{ReplayError, TokenUse};
+use mrtr_guard::state::{FlowId, Generation, ReplayError, TokenUse};
 use mrtr_guard::{Field, Flow, Form, MemoryReplayGuard, ReplayGuard, Round, RpcError, Stop};
 use mrtr_guard_test_support::{Harness, accept, asked, harness, harness_with, req};
 use serde_json::json;
@@ -40,6 +40,10 @@ impl ReplayGuard for Blocking {
     fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
         self.consumed.fetch_add(1, Ordering::Relaxed);
         ReplayGuard::consume(&self.inner, token, now)
+    }
+
+    fn generation(&self, flow_id: FlowId) -> Option<Generation> {
+        ReplayGuard::generation(&self.inner, flow_id)
     }
 }
 

@@ -26,7 +26,7 @@ use std::sync::{Arc, Barrier, LazyLock};
 use std::time::Instant;
 
 use mrtr_guard::runtime::FixedClock;
-use mrtr_guard::state::{ReplayError, TokenUse};
+use mrtr_guard::state::{FlowId, Generation, ReplayError, TokenUse};
 use mrtr_guard::wire::{CallParams, ClientCapabilities, InputResponses, RequestMeta};
 use mrtr_guard::{
     Call, Field, Form, KeyRing, MasterKey, MemoryReplayGuard, Method, ReplayGuard, Round, RoundEnd,
@@ -65,6 +65,10 @@ impl ReplayGuard for Counting {
         };
         counter.fetch_add(1, Ordering::Relaxed);
         result
+    }
+
+    fn generation(&self, flow_id: FlowId) -> Option<Generation> {
+        ReplayGuard::generation(&self.inner, flow_id)
     }
 }
 

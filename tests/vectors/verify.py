@@ -13,7 +13,8 @@ Runs every known-answer vector in tests/vectors/{sealed,signed,negative}.json:
   compare with claims_json, then verify the vector's token at `now` and expect
   success;
 * negative vectors: verify and expect failure with exactly the named reason
-  (with `replay_guard`, one successful open first, then `replayed`);
+  (with `replay_guard`, a guard of the vector's `generation`; for `replayed`,
+  one successful open first);
 * tests/vectors/arguments.json: every text of a case has the case's canonical
   form and digest (§4.1), and no two cases share a digest.
 
@@ -66,6 +67,8 @@ REASONS = (
     "too_many_rounds",
     "replayed",
     "replay_guard_failed",
+    "generation_changed",
+    "no_generation",
 )
 
 
@@ -277,7 +280,7 @@ def build_context(version: int, header: bytes, audience: str, binding: Binding) 
 
 CLAIM_MEMBERS = ("iat", "exp", "dl", "rnd", "fid", "q", "ans", "app")
 # §5: present only when not empty.
-OPTIONAL_MEMBERS = ("inv", "once")
+OPTIONAL_MEMBERS = ("gen", "inv", "once")
 
 
 @dataclass
@@ -304,6 +307,7 @@ class Claims:
     app: Any
     inv: dict[str, Reask] = field(default_factory=dict)
     once: list[str] = field(default_factory=list)
+    gen: bytes | None = None  # 8 bytes: the replay guard's generation
 
 
 class _Dup(ValueError):
@@ -430,6 +434,7 @@ def parse_claims(data: bytes, app_type: str | None = None) -> Claims:
         iat, exp, dl = (_int_in(obj, m, TIME_MIN, TIME_MAX) for m in ("iat", "exp", "dl"))
         rnd = _int_in(obj, "rnd", 0, U32_MAX)
         fid = _id(obj["fid"], 16, "fid")
+        gen = _id(obj["gen"], 8, "gen") if "gen" in obj else None
         q = {key: _id(val, 32, f"q[{key!r}]") for key, val in _object(obj["q"], "q").items()}
         ans = {}
         for key, val in _object(obj["ans"], "ans").items():
@@ -441,7 +446,7 @@ def parse_claims(data: bytes, app_type: str | None = None) -> Claims:
         once = _parse_once(obj["once"]) if "once" in obj else []
         if app_type == "object" and not isinstance(obj["app"], dict):
             raise ValueError("app does not fit the application's type (an object)")
-        return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"], inv, once)
+        return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"], inv, once, gen)
     except (ValueError, UnicodeError, RecursionError) as e:
         raise Refused("bad_claims", str(e)) from None
 
@@ -503,7 +508,8 @@ def serialize_claims(c: Claims) -> bytes:
     text = (
         f'{{"iat":{c.iat},"exp":{c.exp},"dl":{c.dl},"rnd":{c.rnd},'
         f'"fid":{_json_value(b64url_encode(c.fid))},'
-        f'"q":{sorted_obj(c.q, digest)},'
+        + (f'"gen":{_json_value(b64url_encode(c.gen))},' if c.gen is not None else "")
+        + f'"q":{sorted_obj(c.q, digest)},'
         f'"ans":{sorted_obj(c.ans, proven)},'
         + (f'"inv":{sorted_obj(c.inv, reask)},' if c.inv else "")
         + (f'"once":[{",".join(_json_value(name) for name in once)}],' if once else "")
@@ -541,6 +547,7 @@ class Codec:
         policy: Policy | None = None,
         anonymous: bool = False,
         replay_guard: bool = False,
+        generation: bytes | None = None,
     ) -> None:
         self.version = {"sealed": SEALED, "signed": SIGNED}[mode]
         self.audience = audience
@@ -548,6 +555,8 @@ class Codec:
         self.policy = policy or Policy()
         self.anonymous = anonymous
         self.consumed: set[tuple[bytes, int]] | None = set() if replay_guard else None
+        # §8 step 12: the generation of the guard's memory.
+        self.generation = generation
 
     # -- §6 / §7 construction, from claims bytes ---------------------------
 
@@ -662,6 +671,10 @@ class Codec:
             raise Refused("too_many_rounds")
         # 12
         if self.consumed is not None:
+            if c.gen is None:
+                raise Refused("no_generation")
+            if c.gen != self.generation:
+                raise Refused("generation_changed")
             if (c.fid, c.rnd) in self.consumed:
                 raise Refused("replayed")
             self.consumed.add((c.fid, c.rnd))
@@ -690,7 +703,9 @@ def load_json(path: Path) -> Any:
 def codec_for(v: dict) -> Codec:
     pol = Policy(**v["policy"])
     ring = KeyRing(_std_b64(v["keys"]["active"]), [_std_b64(k) for k in v["keys"]["verify_only"]])
-    codec = Codec(v["mode"], v["audience"], ring, pol, bool(v["anonymous"]), bool(v.get("replay_guard", False)))
+    generation = bytes.fromhex(v["generation"]) if v.get("generation") is not None else None
+    codec = Codec(v["mode"], v["audience"], ring, pol, bool(v["anonymous"]),
+                  bool(v.get("replay_guard", False)), generation)
     # §10: the verifier's application type; absent, any JSON value fits.
     codec.app_type = v.get("app_type")
     return codec
@@ -772,7 +787,7 @@ class Runner:
         want = v["reason"]
         try:
             codec, binding = codec_for(v), binding_for(v)
-            if v.get("replay_guard"):
+            if v.get("replay_guard") and want == "replayed":
                 try:
                     codec.open(v["token"], binding, v["now"])
                 except Refused as e:
@@ -874,6 +889,8 @@ class Runner:
         expect("size-inv", grown == 7 + len('{"k":{"q":"' + "A" * 43 + '","n":1}}'), f"inv adds {grown}")
         grown = len(serialize_claims(Claims(**dict(widest.__dict__, once=["e"])))) - bare
         expect("size-once", grown == 8 + len('["e"]'), f"once adds {grown}")
+        grown = len(serialize_claims(Claims(**dict(widest.__dict__, gen=bytes(8))))) - bare
+        expect("size-gen", grown == 20, f"gen adds {grown}")
         # The longest claims within L characters, and the runtime's shares.
         for mode, frame_len, claims_len, answers, rest in (("sealed", 45, 6099, 4476, 1492),
                                                           ("signed", 37, 6107, 4482, 1494)):

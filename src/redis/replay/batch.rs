@@ -1,5 +1,6 @@
-//! A batch of `SET NX` on one connection: the pipeline the group commit
-//! sends, and what each entry's replies mean.
+//! A batch of consumes on one connection: the pipeline the group commit
+//! sends (one script per entry: the generation check and the `SET NX`,
+//! atomic), and what each entry's replies mean.
 
 use std::sync::Mutex;
 use std::time::Duration;
@@ -9,10 +10,29 @@ use redis::{RedisError, Value};
 
 use crate::redis::connection::{Conn, Connector};
 use crate::redis::error::{unavailable, unexpected};
+use crate::redis::generation::{self};
 use crate::redis::replay::commit;
 use crate::redis::replay::error::failed;
-use crate::state::ReplayError;
+use crate::redis::watch::Watch;
+use crate::state::{Generation, ReplayError};
 
+/// One consume, atomic on a round's key (`KEYS[1]`) and its group's
+/// generation record (`KEYS[2]`, same slot): a missing record (a Redis that
+/// lost its memory, or a new one) is created with the candidate
+/// (`ARGV[3]`); a record that holds another generation than the token's
+/// (`ARGV[1]`) refuses it, unrecorded (0); else `SET key 1 NX PX ttl`
+/// (`ARGV[2]`): 1 when set, 2 when it was set before (a replay). The
+/// record's generation comes back with the code. The first command is a
+/// write (`SETNX`), so a full `noeviction` Redis refuses the whole script
+/// with `OOM` (Redis checks memory at a script's first write only when no
+/// read came before it).
+const CONSUME_SCRIPT: &str = "\
+redis.call('SETNX', KEYS[2], ARGV[3])
+local g = redis.call('GET', KEYS[2])
+if g ~= ARGV[1] then return {0, g} end
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return {1, g} end
+return {2, g}
+";
 impl Conn {
     /// The replies to each entry's `SET` and, with `wait`, to the `WAIT`
     /// after it: on one node, one pipeline for the whole batch (one `WAIT`
@@ -22,10 +42,11 @@ impl Conn {
         &mut self,
         batch: &[commit::Entry],
         wait: Option<(u32, Duration)>,
+        candidate: Generation,
     ) -> Result<Vec<Vec<Value>>, RedisError> {
         match self {
             Self::Single(conn) => {
-                let pipeline = set_pipeline(batch, wait);
+                let pipeline = set_pipeline(batch, wait, candidate);
                 let mut replies = conn
                     .req_packed_commands(&pipeline, 0, pipeline.len())
                     .await?;
@@ -41,7 +62,7 @@ impl Conn {
             Self::Cluster(conn) => {
                 let sends = batch.iter().map(|entry| {
                     let mut conn = conn.clone();
-                    let pipeline = set_pipeline([entry], wait);
+                    let pipeline = set_pipeline([entry], wait, candidate);
                     async move { conn.req_packed_commands(&pipeline, 0, pipeline.len()).await }
                 });
                 futures_util::future::join_all(sends)
@@ -62,11 +83,15 @@ impl Connector {
         batch: &[commit::Entry],
         wait: Option<(u32, Duration)>,
     ) -> commit::Outcomes {
+        let Some(candidate) = Generation::random() else {
+            return Err(ReplayError::Unavailable(
+                "the operating system's random number generator failed".to_owned(),
+            ));
+        };
         let sent = self
-            .run(
-                slot,
-                |mut conn| async move { conn.set_all(batch, wait).await },
-            )
+            .run(slot, |mut conn| async move {
+                conn.set_all(batch, wait, candidate).await
+            })
             .await;
         let replies = sent.map_err(failed)?;
         if replies.len() != batch.len() {
@@ -77,26 +102,37 @@ impl Connector {
         }
         Ok(replies
             .into_iter()
-            .map(|replies| outcome(replies, wait))
+            .zip(batch)
+            .map(|(replies, entry)| outcome(replies, wait, entry, &self.watch))
             .collect())
     }
 }
 
-/// `SET key 1 NX PX ttl` for each entry, then, with `wait`, one `WAIT
+/// [`CONSUME_SCRIPT`] for each entry, then, with `wait`, one `WAIT
 /// replicas timeout`.
 fn set_pipeline<'a>(
     batch: impl IntoIterator<Item = &'a commit::Entry>,
     wait: Option<(u32, Duration)>,
+    candidate: Generation,
 ) -> redis::Pipeline {
     let mut pipeline = redis::pipe();
+    let candidate = candidate.to_string();
     for entry in batch {
+        let write = &entry.write;
         pipeline
-            .cmd("SET")
-            .arg(&entry.key)
-            .arg(1)
-            .arg("NX")
-            .arg("PX")
-            .arg(entry.ttl_ms);
+            .cmd("EVAL")
+            .arg(CONSUME_SCRIPT)
+            .arg(2)
+            .arg(&write.key)
+            .arg(&write.record)
+            // `-` is no generation's text: the script refuses the token.
+            .arg(
+                write
+                    .generation
+                    .map_or_else(|| "-".to_owned(), |g| g.to_string()),
+            )
+            .arg(write.ttl_ms)
+            .arg(&candidate);
     }
     if let Some((replicas, timeout)) = wait {
         pipeline
@@ -107,16 +143,25 @@ fn set_pipeline<'a>(
     pipeline
 }
 
-/// What one `SET` (and the `WAIT` after it) answered means.
-fn outcome(replies: Vec<Value>, wait: Option<(u32, Duration)>) -> Result<(), ReplayError> {
+/// What one consume (and the `WAIT` after it) answered means; the group's
+/// generation it read goes to the watch, for minting.
+fn outcome(
+    replies: Vec<Value>,
+    wait: Option<(u32, Duration)>,
+    entry: &commit::Entry,
+    watch: &Watch,
+) -> Result<(), ReplayError> {
     let mut replies = replies.into_iter().map(Value::extract_error);
-    match (replies.next(), replies.next(), wait) {
-        (Some(Err(error)), _, _) | (Some(Ok(Value::Okay)), Some(Err(error)), Some(_)) => {
-            Err(failed(unavailable(&error)))
-        }
-        (Some(Ok(Value::Nil)), _, _) => Err(ReplayError::Replayed),
-        (Some(Ok(Value::Okay)), None, None) => Ok(()),
-        (Some(Ok(Value::Okay)), Some(Ok(Value::Int(acked))), Some((replicas, _))) => {
+    let consumed = match replies.next() {
+        Some(Ok(reply)) => consumed(&reply, entry, watch),
+        Some(Err(error)) => return Err(failed(unavailable(&error))),
+        None => None,
+    };
+    match (consumed, replies.next(), wait) {
+        (Some(Ok(())), Some(Err(error)), Some(_)) => Err(failed(unavailable(&error))),
+        (Some(Err(refused)), _, _) => Err(refused),
+        (Some(Ok(())), None, None) => Ok(()),
+        (Some(Ok(())), Some(Ok(Value::Int(acked))), Some((replicas, _))) => {
             if acked >= i64::from(replicas) {
                 Ok(())
             } else {
@@ -125,6 +170,30 @@ fn outcome(replies: Vec<Value>, wait: Option<(u32, Duration)>) -> Result<(), Rep
                 )))
             }
         }
-        _ => Err(failed(unexpected("SET NX"))),
+        _ => Err(failed(unexpected("the consume script"))),
+    }
+}
+
+/// What [`CONSUME_SCRIPT`] answered: set (`Ok`), a replay, or another
+/// generation; `None` for a reply it never gives.
+fn consumed(
+    reply: &Value,
+    entry: &commit::Entry,
+    watch: &Watch,
+) -> Option<Result<(), ReplayError>> {
+    let Value::Array(items) = reply else {
+        return None;
+    };
+    let [Value::Int(code), generation] = items.as_slice() else {
+        return None;
+    };
+    let generation = generation::generation_of(generation)?;
+    watch.learn(entry.write.group, generation);
+    match code {
+        1 => Some(Ok(())),
+        2 => Some(Err(ReplayError::Replayed)),
+        0 if entry.write.generation.is_none() => Some(Err(ReplayError::NoGeneration)),
+        0 => Some(Err(ReplayError::GenerationChanged)),
+        _ => None,
     }
 }

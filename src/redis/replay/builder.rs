@@ -103,10 +103,11 @@ impl RedisReplayGuardBuilder {
             return Err(RedisConfigError::ZeroTimeout);
         }
         let Checked {
-            connector,
+            mut connector,
             prefix,
             wait,
         } = self.settings.check()?;
+        connector.watch.keep_generations(prefix.clone());
         Ok(RedisReplayGuard {
             inner: Arc::new(Inner {
                 connector,
@@ -118,6 +119,7 @@ impl RedisReplayGuardBuilder {
                 background: OnceLock::new(),
                 watch_interval: self.watch_interval,
                 watching: Once::new(),
+                first_look: std::sync::atomic::AtomicBool::new(false),
             }),
         })
     }

@@ -21,7 +21,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use tokio::sync::oneshot;
 
-use crate::state::ReplayError;
+use crate::state::{Generation, ReplayError};
 
 /// What a committer sends through: one connection's queue, and the `SET`s
 /// of a batch on that connection.
@@ -37,11 +37,25 @@ pub(super) trait Committer: Send + Sync + 'static {
 /// not answer in time, that error for the whole batch.
 pub(super) type Outcomes = Result<Vec<Result<(), ReplayError>>, ReplayError>;
 
-/// One call's `SET`: its key, its time to live, where its outcome goes.
+/// One call's `SET`: its key, its time to live, the generation its token
+/// was minted under (checked against its group's record in the same
+/// script), where its outcome goes.
 pub(super) struct Entry {
+    pub(super) write: Write,
+    outcome: oneshot::Sender<Result<(), ReplayError>>,
+}
+
+/// What one call writes: the round's key for its time to live, if the
+/// record of the key's group holds the token's generation.
+pub(super) struct Write {
     pub(super) key: String,
     pub(super) ttl_ms: u64,
-    outcome: oneshot::Sender<Result<(), ReplayError>>,
+    /// The group's generation record (same slot as `key`).
+    pub(super) record: String,
+    pub(super) group: u8,
+    /// `None` for a token that carries none: the script refuses it, once
+    /// Redis answered (so a Redis that does not is reported as such).
+    pub(super) generation: Option<Generation>,
 }
 
 /// The calls waiting for the next batch of one connection.
@@ -65,25 +79,18 @@ impl Queue {
     }
 }
 
-/// Records `key` for `ttl_ms` on the committer's connection, in the next
-/// batch: `Ok` when this call set it, [`ReplayError::Replayed`] when it was
-/// set before.
-pub(super) async fn set<C: Committer>(
-    committer: C,
-    key: String,
-    ttl_ms: u64,
-) -> Result<(), ReplayError> {
+/// Makes `write` on the committer's connection, in the next batch: `Ok`
+/// when this call set its key, [`ReplayError::Replayed`] when it was set
+/// before, [`ReplayError::GenerationChanged`] when its group's record holds
+/// another generation.
+pub(super) async fn set<C: Committer>(committer: C, write: Write) -> Result<(), ReplayError> {
     let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
         ReplayError::Unavailable("the redis guard must be called on a tokio runtime".to_owned())
     })?;
     let (outcome, receiver) = oneshot::channel();
     let start = {
         let mut state = committer.queue().lock();
-        state.waiting.push(Entry {
-            key,
-            ttl_ms,
-            outcome,
-        });
+        state.waiting.push(Entry { write, outcome });
         !mem::replace(&mut state.committing, true)
     };
     if start {

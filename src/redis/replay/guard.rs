@@ -24,12 +24,14 @@ use time::OffsetDateTime;
 use crate::redis::connection::{Conn, Connector};
 use crate::redis::endpoint::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
 use crate::redis::error::timed_out;
+use crate::redis::generation::group_of;
 use crate::redis::layout::{DEFAULT_PREFIX, Key, round_member, time_to_live_ms};
 use crate::redis::replay::error::failed;
 use crate::redis::replay::{commit, share};
 use crate::redis::watch::Doubt;
 use crate::state::{
-    AsyncReplayGuard, ConsumeFuture, FlowId, PrincipalKey, ReplayError, ReplayGuard, TokenUse,
+    AsyncReplayGuard, ConsumeFuture, FlowId, Generation, PrincipalKey, ReplayError, ReplayGuard,
+    TokenUse,
 };
 
 /// Feature `redis`: a replay guard on Redis, for servers that run as
@@ -67,29 +69,39 @@ use crate::state::{
 ///
 /// A Redis restarted without persistence, or a replica promoted on failover
 /// that lacked writes, no longer holds the keys it was given, and would let
-/// every round consumed before open once more. Every process of Redis has
-/// its own `run_id`: the guard reads it (`INFO server`, on every master of a
-/// cluster) on each new connection, in the health check and every watch
-/// interval, and a `run_id` it has not seen before is a loss, as is an
-/// evicting policy once it is back to `noeviction`. A restart counts even
-/// with persistence on: the guard cannot tell what it kept (an AOF with
-/// `appendfsync everysec` loses up to a second). From the moment the
-/// guard sees a loss it refuses every token that can have been minted before
-/// it, the policy's skew included
-/// ([`TokenUse::minted_after`](crate::state::TokenUse::minted_after)), with
-/// [`ReplayError::Unavailable`]; tokens minted after it are recorded as
-/// ever. A restart closes the connection, so the next call reconnects and
-/// sees it before it is answered; a loss the connection survives (a cluster
-/// client's own reconnect, an evicting policy) is seen within the watch
-/// interval.
+/// every round consumed before open once more. So the guard vouches by
+/// [`Generation`]: Redis holds one beside the keys, per group of flows (a
+/// flow id's first byte; the group's keys and its generation share a hash
+/// tag, so on a cluster they live on one master), every token carries its
+/// group's generation from when it was minted, and one script refuses a
+/// token of another generation and records the others
+/// ([`ReplayError::GenerationChanged`]; a token of none,
+/// [`ReplayError::NoGeneration`]). A Redis that lost its memory lost its
+/// generations with it: the first script to find one missing draws a new
+/// one, atomically, so no instance (not even one that has not noticed the
+/// loss) lets a token of the old memory through. A loss the generations
+/// survive (a restart with persistence, whose AOF may lack the last second;
+/// a failover; an evicting policy) is seen by the watch: a `run_id` not
+/// seen before on any master (`INFO server`, on each new connection, in the
+/// health check and every watch interval), or a policy back to `noeviction`
+/// after it was not. The guard then refuses every call until it has moved
+/// every group's generation past the one it knew (only from that one, so
+/// instances that saw the same loss move it once). No clock takes part.
 ///
-/// <div class="warning">What it costs the users: every flow begun before
-/// the loss starts over, its next round refused, and so does a flow begun
-/// within the policy's skew after it (60 s by default). The guard sees only
-/// the losses that happen while it runs: not a Redis that restarted before
-/// the guard first connected, nor one that refuses <code>INFO</code>.
-/// Persistence (and <code>wait_for_replicas</code>) keep the keys; the watch
-/// keeps the guard from vouching for keys Redis may have lost.</div>
+/// Minting reads the generations the watcher last read (every watch
+/// interval, and each consume brings its group's): a new generation is
+/// minted with within one watch interval of the loss, or at once on the
+/// instance whose consume found it.
+///
+/// <div class="warning">What a loss costs the users: every flow begun
+/// before it starts over (its next round refused, logged once as
+/// <code>generation_changed</code>); flows begun after it complete at once.
+/// The guard sees only the losses that happen while it runs, and one that a
+/// Redis refusing <code>INFO</code> hides only when the generations go with
+/// the keys. Persistence (and <code>wait_for_replicas</code>) keep the keys;
+/// the generations keep the guard from vouching for keys Redis may have
+/// lost. A full <code>noeviction</code> Redis is no loss: its calls fail
+/// closed while it is full, and its tokens are served once it is not.</div>
 ///
 /// Each watcher is a task on the guard's own one-thread runtime, the one
 /// its sync face runs on, started by its first call (or by `connect`), and
@@ -191,6 +203,8 @@ pub(super) struct Inner {
     pub(super) watch_interval: Duration,
     /// The watcher was started.
     pub(super) watching: Once,
+    /// A mint waited for a look at Redis once already.
+    pub(super) first_look: std::sync::atomic::AtomicBool,
 }
 
 /// Which of the guard's two connections a call uses.
@@ -308,7 +322,7 @@ impl Inner {
         now: OffsetDateTime,
     ) -> Result<(), ReplayError> {
         self.watch();
-        self.admits(&token)?;
+        let generation = self.admits(&token)?;
         let TokenUse {
             principal,
             flow_id,
@@ -316,6 +330,7 @@ impl Inner {
             retain_until,
             ..
         } = token;
+        let group = group_of(flow_id);
         let key = Key::Round(flow_id, round).under(&self.prefix);
         let ttl_ms = time_to_live_ms(retain_until, now);
         if let Some(share) = self.share {
@@ -331,24 +346,43 @@ impl Inner {
             let reply = self.connector.send(conn, &script).await.map_err(failed)?;
             share::admitted(&reply, share)?;
         }
-        commit::set(Committing(Arc::clone(self), face), key, ttl_ms).await?;
-        self.admits(&token)
+        let write = commit::Write {
+            key,
+            ttl_ms,
+            record: Key::Generation(group).under(&self.prefix),
+            group,
+            generation,
+        };
+        commit::set(Committing(Arc::clone(self), face), write).await?;
+        self.admits(&token).map(|_| ())
     }
 
-    /// Whether the watch vouches for `token` now: refused while Redis may
-    /// evict, and when it can have been minted before Redis lost keys
-    /// ([`TokenUse::minted_after`]: its issue time less the skew), since it
-    /// may have been consumed already.
-    fn admits(&self, token: &TokenUse) -> Result<(), ReplayError> {
-        match self.connector.watch.doubt(token.minted_after()) {
-            None => Ok(()),
-            Some(Doubt::Evicting(why)) => Err(failed(why)),
-            Some(Doubt::Lost) => Err(ReplayError::Unavailable(
-                "redis lost replay keys (restarted, failed over or evicted) after this \
-                 requestState was minted, so the guard cannot tell whether it was used: \
-                 refused; its flow starts over"
-                    .to_owned(),
-            )),
+    /// Whether the watch vouches for `token` now, and the generation it
+    /// carries (a token without one goes on to the script, which refuses
+    /// it once Redis answers): refused while Redis may evict, between a loss
+    /// and the move of the generation records past it, and when its
+    /// group's record was last read with another generation (the script
+    /// that records it checks the record itself, atomically; this saves
+    /// the round trip, and a share's count).
+    fn admits(&self, token: &TokenUse) -> Result<Option<Generation>, ReplayError> {
+        let generation = token.generation;
+        let watch = &self.connector.watch;
+        match watch.doubt() {
+            None => {}
+            Some(Doubt::Evicting(why)) => return Err(failed(why)),
+            Some(Doubt::Unsettled) => {
+                return Err(ReplayError::Unavailable(
+                    "redis lost replay keys (restarted, failed over or evicted) and the guard \
+                     has not moved to a new generation yet: refused"
+                        .to_owned(),
+                ));
+            }
+        }
+        match (watch.generation(group_of(token.flow_id)), generation) {
+            (Some(known), Some(generation)) if known != generation => {
+                Err(ReplayError::GenerationChanged)
+            }
+            _ => Ok(generation),
         }
     }
 
@@ -363,13 +397,15 @@ impl Inner {
             let guard = Arc::downgrade(self);
             let interval = self.watch_interval;
             runtime.spawn(async move {
+                // The first look at once: minting needs the generations.
                 loop {
-                    tokio::time::sleep(interval).await;
                     let Some(inner) = guard.upgrade() else {
                         return;
                     };
                     // A failure is the calls' to report: they fail too.
                     let _ = inner.connector.look(&inner.sync_shared.conn).await;
+                    drop(inner);
+                    tokio::time::sleep(interval).await;
                 }
             });
         });
@@ -443,6 +479,33 @@ impl ReplayGuard for RedisReplayGuard {
             .run_sync(async move { inner.record(Face::Sync, token, now).await })
     }
 
+    /// The generation of the flow's group as the guard last read it (its
+    /// watcher reads every group's each watch interval; each consume brings
+    /// its group's). A guard that has read none yet (built with `build`,
+    /// not `connect`) looks at Redis once, blocking up to the timeouts, so
+    /// that its first tokens carry one; a look that fails leaves it to the
+    /// watcher, and mints without a generation meanwhile (those tokens are
+    /// refused, as [`ReplayError::NoGeneration`]).
+    fn generation(&self, flow_id: FlowId) -> Option<Generation> {
+        let inner = &self.inner;
+        inner.watch();
+        let group = group_of(flow_id);
+        if let Some(generation) = inner.connector.watch.generation(group) {
+            return Some(generation);
+        }
+        if !inner
+            .first_look
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
+        {
+            let looking = Arc::clone(inner);
+            let _ = inner.run_sync(async move {
+                let conn = &looking.sync_shared.conn;
+                looking.connector.look(conn).await.map_err(failed)
+            });
+        }
+        inner.connector.watch.generation(group)
+    }
+
     fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
         Some(self)
     }
@@ -486,7 +549,7 @@ mod tests {
         let flow = FlowId::from_bytes([0xab; 16]);
         assert_eq!(
             guard.key(flow, 7),
-            format!("p:replay:{}:7", "ab".repeat(16))
+            format!("p:replay:{{ab}}:{}:7", "ab".repeat(16))
         );
         assert_eq!(guard.key_prefix(), "p");
     }

@@ -21,6 +21,15 @@ pub enum ReplayError {
     },
     /// The guard's store could not be reached or answered in error.
     Unavailable(String),
+    /// The token was minted under another generation of the guard's memory
+    /// ([`Generation`](crate::state::Generation)): the guard lost what it
+    /// recorded since (a restart, a failover, an eviction), so the token
+    /// may have been used already. Its flow starts over.
+    GenerationChanged,
+    /// The token carries no generation: minted before generations existed,
+    /// by a codec without this guard, or before the guard learnt its
+    /// generation. Its flow starts over.
+    NoGeneration,
 }
 
 impl fmt::Display for ReplayError {
@@ -36,6 +45,13 @@ impl fmt::Display for ReplayError {
                 "the principal holds its whole share of the replay guard ({share} live entries)"
             ),
             Self::Unavailable(why) => write!(f, "replay guard unavailable: {why}"),
+            Self::GenerationChanged => {
+                f.write_str("the guard lost its memory (generation changed)")
+            }
+            Self::NoGeneration => f.write_str(
+                "requestState carries no replay-guard generation (minted by an older \
+                 version, or without this guard): the guard cannot vouch for it",
+            ),
         }
     }
 }
@@ -55,6 +71,10 @@ mod tests {
         assert_eq!(
             ReplayError::Full { capacity: 3 }.to_string(),
             "replay guard is full (3 live entries); refusing rather than forgetting"
+        );
+        assert_eq!(
+            ReplayError::GenerationChanged.to_string(),
+            "the guard lost its memory (generation changed)"
         );
     }
 }

@@ -19,6 +19,7 @@ use std::pin::Pin;
 use time::{Duration, OffsetDateTime};
 
 use crate::state::claims::FlowId;
+use crate::state::generation::Generation;
 use crate::state::replay::error::ReplayError;
 use crate::state::replay::principal::PrincipalKey;
 
@@ -34,10 +35,20 @@ use crate::state::replay::principal::PrincipalKey;
 /// the token's expiry plus its policy's
 /// [`skew`](crate::state::Policy::skew): an instance whose clock runs up to
 /// the skew behind the one that consumed the token still opens it until
-/// then, so the entry must live at least that long. A guard that may have
-/// lost entries (its store restarted empty) refuses every token that can
-/// have been minted before the loss ([`TokenUse::minted_after`]): one of
-/// them may have been consumed already.
+/// then, so the entry must live at least that long.
+///
+/// # Generations
+///
+/// A guard whose memory can be lost (a process restarted, a store
+/// restarted empty or failed over) names each memory it has a
+/// [`Generation`]: the codec asks for the current one when it mints
+/// ([`generation`](Self::generation)), the token carries it, and
+/// [`TokenUse::generation`] hands it back on consume. A guard refuses a
+/// token of another generation ([`ReplayError::GenerationChanged`]) or of
+/// none ([`ReplayError::NoGeneration`]) in the same atomic step that
+/// records it: its use may have been recorded in a memory that is gone.
+/// No clock takes part. A guard without generations (the default
+/// `generation` is `None`) ignores the field.
 pub trait ReplayGuard: Send + Sync + fmt::Debug {
     /// Marks the token's (flow id, round) as used by its principal until
     /// its `retain_until`, after which no instance within the skew opens
@@ -55,6 +66,19 @@ pub trait ReplayGuard: Send + Sync + fmt::Debug {
     /// cannot record it; [`ReplayError::ShareExceeded`] when `principal`
     /// holds its whole share.
     fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError>;
+
+    /// The generation of the guard's memory that will record `flow_id`'s
+    /// rounds, now: the codec writes it into every token of the flow it
+    /// mints (see [Generations](#generations)). A guard may keep one
+    /// generation for all flows, or one per part of its store (the Redis
+    /// guard: per group of slots). `None` (the default) for a guard without
+    /// generations, or one that has not learnt its generation yet (its
+    /// tokens are then minted without one, and a guard with generations
+    /// refuses them).
+    fn generation(&self, flow_id: FlowId) -> Option<Generation> {
+        let _ = flow_id;
+        None
+    }
 
     /// The guard's non-blocking face, when it has one. The default, `None`,
     /// says that `consume` may block on I/O: async callers then run it off
@@ -105,6 +129,9 @@ pub struct TokenUse {
     pub skew: Duration,
     /// Until when the entry must be kept: the token's expiry plus the skew.
     pub retain_until: OffsetDateTime,
+    /// The generation of the guard memory the token was minted under (its
+    /// claim `gen`); `None` when it carries none.
+    pub generation: Option<Generation>,
 }
 
 impl TokenUse {
@@ -124,16 +151,14 @@ impl TokenUse {
             issued_at,
             skew,
             retain_until,
+            generation: None,
         }
     }
 
-    /// The earliest time, by the caller's clock, at which the token can
-    /// have been minted: its issue time less the skew (the minting
-    /// instance's clock may have run that far ahead). A guard that lost its
-    /// entries at time `t` vouches only for tokens minted after `t`.
-    pub fn minted_after(&self) -> OffsetDateTime {
-        self.issued_at
-            .checked_sub(self.skew)
-            .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+    /// The same use, of a token minted under `generation`.
+    #[must_use]
+    pub fn with_generation(mut self, generation: Option<Generation>) -> Self {
+        self.generation = generation;
+        self
     }
 }

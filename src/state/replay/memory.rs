@@ -7,6 +7,7 @@ use std::sync::{Mutex, PoisonError};
 use time::OffsetDateTime;
 
 use crate::state::claims::FlowId;
+use crate::state::generation::Generation;
 use crate::state::replay::error::ReplayError;
 use crate::state::replay::guard::{AsyncReplayGuard, ConsumeFuture, ReplayGuard, TokenUse};
 use crate::state::replay::principal::PrincipalKey;
@@ -21,6 +22,16 @@ use crate::state::replay::principal::PrincipalKey;
 /// and its insert. A token whose retention has already passed by that
 /// reading is refused as [`ReplayError::Replayed`]: the guard may have
 /// forgotten its use. The check and the insert happen under one lock.
+///
+/// # A restarted process
+///
+/// The guard's memory is its process' (its instance's): each guard draws a
+/// random [`Generation`] when it is made, its codec writes it into every
+/// token, and the guard refuses a token of another generation
+/// ([`ReplayError::GenerationChanged`]) or of none
+/// ([`ReplayError::NoGeneration`]). So a process restarted (a deploy, a
+/// crash loop) reopens nothing its previous run consumed; the flows in
+/// flight across the restart start over. No clock takes part.
 ///
 /// When `capacity` entries are live, a new token is refused with
 /// [`ReplayError::Full`]: the guard never makes room by forgetting a live
@@ -87,6 +98,9 @@ use crate::state::replay::principal::PrincipalKey;
 pub struct MemoryReplayGuard {
     capacity: usize,
     share: usize,
+    /// Drawn when the guard is made; `None` when the generator failed, and
+    /// then every token is refused.
+    generation: Option<Generation>,
     inner: Mutex<Entries>,
 }
 
@@ -114,6 +128,7 @@ impl MemoryReplayGuard {
         Self {
             capacity,
             share,
+            generation: Generation::random(),
             inner: Mutex::new(Entries {
                 live: HashMap::new(),
                 by_retention: BinaryHeap::new(),
@@ -129,6 +144,14 @@ impl MemoryReplayGuard {
     #[must_use]
     pub fn with_principal_share(mut self, share: usize) -> Self {
         self.share = share;
+        self
+    }
+
+    /// The guard with `generation` instead of the one it drew: for the
+    /// known-answer vectors, whose tokens carry a fixed one.
+    #[cfg(test)]
+    pub(crate) fn with_fixed_generation(mut self, generation: Option<Generation>) -> Self {
+        self.generation = generation;
         self
     }
 
@@ -194,8 +217,8 @@ impl Entries {
     }
 }
 
-/// The guard lives and dies with its process, and with it every token it
-/// could have vouched for: it never loses an entry, so it reads no issue time.
+/// The guard lives and dies with its process: it vouches only for tokens
+/// minted under its own generation, so it reads no issue time.
 impl ReplayGuard for MemoryReplayGuard {
     fn consume(&self, token: TokenUse, now: OffsetDateTime) -> Result<(), ReplayError> {
         let TokenUse {
@@ -203,8 +226,16 @@ impl ReplayGuard for MemoryReplayGuard {
             flow_id,
             round,
             retain_until,
+            generation,
             ..
         } = token;
+        match (generation, self.generation) {
+            (None, _) | (Some(_), None) => return Err(ReplayError::NoGeneration),
+            (Some(token), Some(mine)) if token != mine => {
+                return Err(ReplayError::GenerationChanged);
+            }
+            (Some(_), Some(_)) => {}
+        }
         let retention = retain_until.unix_timestamp();
         let mut entries = self.lock();
         entries.sweep(now.unix_timestamp());
@@ -234,6 +265,10 @@ impl ReplayGuard for MemoryReplayGuard {
         Ok(())
     }
 
+    fn generation(&self, _: FlowId) -> Option<Generation> {
+        self.generation
+    }
+
     fn as_async(&self) -> Option<&dyn AsyncReplayGuard> {
         Some(self)
     }
@@ -258,6 +293,7 @@ mod tests {
 
     use super::MemoryReplayGuard;
     use crate::state::claims::FlowId;
+    use crate::state::generation::Generation;
     use crate::state::replay::error::ReplayError;
     use crate::state::replay::guard::{ReplayGuard, TokenUse};
     use crate::state::replay::principal::PrincipalKey;
@@ -266,7 +302,8 @@ mod tests {
         OffsetDateTime::from_unix_timestamp(1_800_000_000 + seconds).unwrap()
     }
 
-    /// The use of (flow id, round) by `principal`, kept until `retain_until`.
+    /// The use of (flow id, round) by `principal`, kept until `retain_until`,
+    /// of a token minted under the generation every test guard shares.
     fn entry(
         principal: PrincipalKey,
         flow: FlowId,
@@ -281,6 +318,38 @@ mod tests {
             time::Duration::ZERO,
             retain_until,
         )
+        .with_generation(Some(GENERATION))
+    }
+
+    const GENERATION: Generation = Generation::from_bytes([3; 8]);
+
+    /// A guard of `capacity` whose generation is [`GENERATION`].
+    fn guard(capacity: usize) -> MemoryReplayGuard {
+        MemoryReplayGuard::new(capacity).with_fixed_generation(Some(GENERATION))
+    }
+
+    #[test]
+    fn a_token_of_another_generation_or_of_none_is_refused_unrecorded() {
+        let guard = guard(10);
+        let flow = FlowId::from_bytes([1; 16]);
+        let other =
+            entry(anyone(), flow, 1, at(600)).with_generation(Some(Generation::from_bytes([4; 8])));
+        assert_eq!(
+            guard.consume(other, at(0)),
+            Err(ReplayError::GenerationChanged)
+        );
+        let none = entry(anyone(), flow, 1, at(600)).with_generation(None);
+        assert_eq!(guard.consume(none, at(0)), Err(ReplayError::NoGeneration));
+        assert!(guard.is_empty());
+        assert_eq!(
+            guard.consume(entry(anyone(), flow, 1, at(600)), at(0)),
+            Ok(())
+        );
+        // Two guards are two memories: each draws its own generation.
+        assert_ne!(
+            MemoryReplayGuard::new(1).generation(flow),
+            MemoryReplayGuard::new(1).generation(flow)
+        );
     }
 
     /// The principal of the tests that are not about shares.
@@ -290,7 +359,7 @@ mod tests {
 
     #[test]
     fn each_pair_is_consumed_once() {
-        let guard = MemoryReplayGuard::new(10);
+        let guard = guard(10);
         let flow = FlowId::from_bytes([1; 16]);
         assert_eq!(
             guard.consume(entry(anyone(), flow, 1, at(600)), at(0)),
@@ -316,7 +385,7 @@ mod tests {
 
     #[test]
     fn full_guard_refuses_instead_of_forgetting() {
-        let guard = MemoryReplayGuard::new(2);
+        let guard = guard(2);
         for n in 0..2u8 {
             assert_eq!(
                 guard.consume(
@@ -343,7 +412,7 @@ mod tests {
 
     #[test]
     fn entries_past_their_retention_make_room() {
-        let guard = MemoryReplayGuard::new(1);
+        let guard = guard(1);
         assert_eq!(
             guard.consume(
                 entry(anyone(), FlowId::from_bytes([0; 16]), 1, at(10)),
@@ -372,7 +441,7 @@ mod tests {
 
     #[test]
     fn an_earlier_clock_neither_sweeps_nor_reopens() {
-        let guard = MemoryReplayGuard::new(10);
+        let guard = guard(10);
         let flow = FlowId::from_bytes([1; 16]);
         assert_eq!(
             guard.consume(entry(anyone(), flow, 1, at(100)), at(0)),
@@ -405,7 +474,7 @@ mod tests {
 
     #[test]
     fn a_principal_is_held_to_its_share_until_its_entries_are_swept() {
-        let guard = MemoryReplayGuard::new(10).with_principal_share(2);
+        let guard = guard(10).with_principal_share(2);
         let (ada, bob) = (
             PrincipalKey::from_bytes([1; 16]),
             PrincipalKey::from_bytes([2; 16]),
@@ -451,7 +520,7 @@ mod tests {
 
     #[test]
     fn zero_capacity_refuses_everything() {
-        let guard = MemoryReplayGuard::new(0);
+        let guard = guard(0);
         assert!(guard.is_empty());
         assert_eq!(
             guard.consume(

@@ -1,5 +1,6 @@
 //! Negative vectors a tampered token cannot reach: authentic tokens with odd
-//! claims or at the layout's length limits, a replay, text-level edge cases.
+//! claims or at the layout's length limits, a replay, a token of another
+//! replay-guard generation or of none, text-level edge cases.
 
 use serde_json::json;
 
@@ -7,7 +8,9 @@ use super::claims_rules::{claims_rule_negatives, good_claims_text};
 use super::file::Vector;
 use super::inputs::T0;
 use super::negative::{edit_bytes, mint_raw, negative};
+use super::positive::{GENERATION, by_name};
 use super::text::non_canonical_base64;
+use crate::state::generation::Generation;
 use crate::state::layout;
 
 /// Negative vectors for the rules a tampered token cannot reach: authentic
@@ -74,12 +77,50 @@ pub(super) fn edge_negatives(mode: &str, positives: &[Vector]) -> Vec<Vector> {
             },
         ),
         negative(
-            base,
+            by_name(positives, &format!("{mode}-generation")),
             "replayed",
             "opened twice with a replay guard; the second open fails",
             "replayed",
+            |_| {},
+        ),
+        negative(
+            by_name(positives, &format!("{mode}-generation")),
+            "generation-changed",
+            "minted under one replay-guard generation, opened by a guard of another (its \
+             memory was lost since)",
+            "generation_changed",
+            |v| {
+                v.generation = Some("67656e2d0001feef".to_owned());
+            },
+        ),
+        negative(
+            base,
+            "generation-missing",
+            "a token without gen (minted without a guard, or by revision 2), opened by a guard",
+            "no_generation",
             |v| {
                 v.replay_guard = true;
+                v.generation = Some(Generation::from_bytes(GENERATION).to_string());
+            },
+        ),
+        negative(
+            base,
+            "generation-short",
+            "authentic, but gen is 7 bytes, not 8",
+            "bad_claims",
+            |v| {
+                let plain = br#"{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"CwsLCwsLCwsLCwsLCwsLCw","gen":"Z2VuLQAB_g","q":{},"ans":{},"app":{}}"#;
+                v.token = mint_raw(v, plain, 46);
+            },
+        ),
+        negative(
+            base,
+            "generation-null",
+            "authentic, but gen is null (an absent generation is left out)",
+            "bad_claims",
+            |v| {
+                let plain = br#"{"iat":1800000060,"exp":1800000660,"dl":1800001800,"rnd":1,"fid":"CwsLCwsLCwsLCwsLCwsLCw","gen":null,"q":{},"ans":{},"app":{}}"#;
+                v.token = mint_raw(v, plain, 47);
             },
         ),
         negative(

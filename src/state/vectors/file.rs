@@ -11,6 +11,7 @@ use time::{Duration, OffsetDateTime};
 use crate::json::JsonDigest;
 use crate::state::binding::Binding;
 use crate::state::codec::StateCodec;
+use crate::state::generation::Generation;
 use crate::state::keys::{KeyRing, MasterKey};
 use crate::state::layout::Mode;
 use crate::state::policy::Policy;
@@ -40,6 +41,10 @@ pub(super) struct Vector {
     pub(super) policy: PolicySpec,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub(super) replay_guard: bool,
+    /// The verifier's replay-guard generation, 16 hex digits (with
+    /// `replay_guard`; §10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(super) generation: Option<String>,
     pub(super) binding: BindingSpec,
     /// Intermediate values, for implementers (positive vectors only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,7 +151,12 @@ impl Vector {
             builder = builder.allow_anonymous();
         }
         if self.replay_guard {
-            builder = builder.replay_guard(Arc::new(MemoryReplayGuard::new(16)));
+            let generation = self
+                .generation
+                .as_deref()
+                .map(|text| Generation::parse_hex(text).unwrap());
+            let guard = MemoryReplayGuard::new(16).with_fixed_generation(generation);
+            builder = builder.replay_guard(Arc::new(guard));
         }
         builder.build().unwrap()
     }

@@ -16,7 +16,7 @@
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
-use mrtr_guard::state::{PrincipalKey, ReplayError, TokenUse};
+use mrtr_guard::state::{FlowId, Generation, PrincipalKey, ReplayError, TokenUse};
 use mrtr_guard::{
     Binding, MasterKey, MemoryReplayGuard, Method, Policy, ReplayGuard, StateCodec, StateContents,
     StateError,
@@ -105,6 +105,10 @@ impl ReplayGuard for PausingGuard {
             self.resume.lock().unwrap().recv().unwrap();
         }
         self.inner.consume(token, now)
+    }
+
+    fn generation(&self, flow_id: FlowId) -> Option<Generation> {
+        ReplayGuard::generation(&self.inner, flow_id)
     }
 }
 
@@ -226,9 +230,67 @@ fn the_share_is_configurable_and_counted_on_both_faces() {
         .unwrap()
         .flow_id();
     let other = PrincipalKey::from_bytes([7; 16]);
-    let token = TokenUse::new(other, flow, 1, at(0), time::Duration::ZERO, at(600));
+    let token = TokenUse::new(other, flow, 1, at(0), time::Duration::ZERO, at(600))
+        .with_generation(guard.generation(flow));
     assert_eq!(guard.consume(token, at(1)), Ok(()));
     assert_eq!(guard.len(), 3);
+}
+
+/// The guard of a process that restarted: a new guard (a new process
+/// draws a new generation, and nothing else of its predecessor's memory),
+/// the same key ring. Every state the old process consumed, and every one
+/// it minted, is refused with the reason that says why; flows begun on the
+/// new process are served at once.
+#[test]
+fn a_restarted_process_reopens_nothing_its_previous_run_consumed() {
+    let before = codec(Arc::new(MemoryReplayGuard::new(100)));
+    let consumed: Vec<String> = (0..60).map(|_| mint(&before, at(0))).collect();
+    for token in &consumed {
+        assert_eq!(open(&before, token, at(1)), Ok(()));
+    }
+    let in_flight = mint(&before, at(2));
+    drop(before);
+
+    let after = codec(Arc::new(MemoryReplayGuard::new(100)));
+    let reopened = consumed
+        .iter()
+        .filter(|token| open(&after, token, at(3)).is_ok())
+        .count();
+    assert_eq!(
+        reopened, 0,
+        "states consumed before the restart opened again"
+    );
+    for token in &consumed {
+        assert_eq!(
+            open(&after, token, at(3)),
+            Err(StateError::GenerationChanged)
+        );
+    }
+    assert_eq!(
+        open(&after, &in_flight, at(3)),
+        Err(StateError::GenerationChanged),
+        "a flow begun before the restart starts over"
+    );
+    let fresh = mint(&after, at(3));
+    assert_eq!(
+        open(&after, &fresh, at(3)),
+        Ok(()),
+        "a new flow is served at once"
+    );
+    // A token without a generation (an older version's, or one minted by a
+    // codec without the guard) is refused too, and says why.
+    let unguarded = StateCodec::builder(
+        "https://mcp.example.com",
+        MasterKey::from_bytes(&[5; 32]).unwrap(),
+    )
+    .build()
+    .unwrap();
+    let old = mint(&unguarded, at(3));
+    assert_eq!(open(&after, &old, at(3)), Err(StateError::NoGeneration));
+    assert_eq!(
+        StateError::GenerationChanged.to_string(),
+        "the guard lost its memory (generation changed)"
+    );
 }
 
 /// Polls a future that never waits (the memory guard's) to its end.

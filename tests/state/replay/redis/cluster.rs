@@ -46,7 +46,7 @@ fn on_a_redis_cluster_a_token_opens_once_across_two_instances() {
     assert!(format!("{a:?}").contains("RedisReplayGuard"));
     // Enough tokens to land on every master.
     for _ in 0..30 {
-        let token = token();
+        let token = token(&a);
         assert!(
             runtime
                 .block_on(a.open_async::<()>(&token, &binding()))

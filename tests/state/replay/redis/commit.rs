@@ -45,7 +45,7 @@ fn each_call_of_a_batch_gets_its_own_outcome(url: &str) {
     let runtime = runtime();
     let guard = guard(url, &unique_prefix("batch"));
     let codec = Arc::new(instance(Arc::new(guard)));
-    let tokens: Vec<Arc<String>> = (0..100).map(|_| Arc::new(token())).collect();
+    let tokens: Vec<Arc<String>> = (0..100).map(|_| Arc::new(token(&codec))).collect();
     let wins = runtime.block_on(async {
         // Each token twice, interleaved, all at once.
         let tasks: Vec<_> = tokens
@@ -83,7 +83,7 @@ fn a_call_dropped_before_its_batch_leaves_its_token_unused() {
         .build()
         .unwrap();
     let codec = instance(Arc::new(guard(&url, &unique_prefix("dropped"))));
-    let token = token();
+    let token = token(&codec);
     let binding = binding();
     runtime.block_on(async {
         // One poll: the key is queued and the committer spawned, not run.
@@ -120,13 +120,13 @@ fn a_runtime_shut_down_mid_call_does_not_stop_the_guard() {
         .enable_all()
         .build()
         .unwrap();
-    let (dropped, binding) = (token(), binding());
+    let (dropped, binding) = (token(&codec), binding());
     let mut pending = Box::pin(codec.open_async::<()>(&dropped, &binding));
     first.block_on(async { assert!(poll_once(pending.as_mut()).await.is_pending()) });
     drop(first);
     drop(pending);
     let second = runtime();
-    let token = token();
+    let token = token(&codec);
     let opened = second.block_on(async {
         tokio::time::timeout(
             Duration::from_secs(5),

@@ -36,7 +36,7 @@ fn unreachable_redis_fails_closed_without_naming_secrets() {
         .unwrap();
     let guard = Arc::new(guard);
     let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
-    let token = token();
+    let token = token(&codec);
 
     let error = codec.open::<()>(&token, &binding()).unwrap_err();
     let StateError::ReplayGuard(ReplayError::Unavailable(why)) = &error else {
@@ -79,10 +79,16 @@ fn credentials_and_database_come_from_the_url() {
         .key_prefix(unique_prefix("acl"))
         .build()
         .unwrap();
-    let flow = minter().open::<()>(&token(), &binding()).unwrap().flow_id();
+    let flow = minter()
+        .open::<()>(&token(&minter()), &binding())
+        .unwrap()
+        .flow_id();
     let now = time::OffsetDateTime::now_utc();
     let later = now + time::Duration::minutes(1);
-    assert_eq!(guard.consume(token_use(flow, 1, later, now), now), Ok(()));
+    assert_eq!(
+        guard.consume(token_use(&guard, flow, 1, later, now), now),
+        Ok(())
+    );
     let _: () = redis::cmd("SELECT").arg(4).query(&mut admin).unwrap();
     let exists: i64 = redis::cmd("EXISTS")
         .arg(guard.key(flow, 1))
@@ -112,7 +118,7 @@ fn a_server_error_fails_closed() {
     // A database index the server does not have: its handshake (SELECT) fails.
     let guard = guard(&with_db(&url, 9999), &unique_prefix("db"));
     let codec = instance(Arc::new(guard));
-    let error = codec.open::<()>(&token(), &binding()).unwrap_err();
+    let error = codec.open::<()>(&token(&codec), &binding()).unwrap_err();
     let StateError::ReplayGuard(ReplayError::Unavailable(why)) = &error else {
         panic!("expected a replay-guard failure, got {error:?}");
     };
@@ -152,7 +158,7 @@ fn a_dropped_idle_connection_is_replaced() {
 
     // The next token is not refused for it: the guard reconnects once.
     let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
-    let token = token();
+    let token = token(&codec);
     assert_eq!(codec.open::<()>(&token, &binding()).err(), None);
     assert_eq!(
         codec.open::<()>(&token, &binding()).err(),

@@ -18,7 +18,7 @@ use mrtr_guard::state::ReplayError;
 use mrtr_guard::{RedisReplayGuard, ReplayGuard, StateContents, StateError};
 
 use crate::replay::redis::support::{
-    binding, guard, instance, minter, own_redis, runtime, token, unique_prefix,
+    binding, guard, instance, own_redis, runtime, token, unique_prefix,
 };
 
 /// The failure: under an eviction policy, a flood makes Redis drop
@@ -44,7 +44,7 @@ fn a_redis_that_may_evict_is_refused_at_start_with_what_to_set() {
         // Built lazily, the first call finds out and fails closed.
         let lazy = Arc::new(guard(&redis.url(), &unique_prefix("evicts")));
         let codec = instance(Arc::clone(&lazy) as Arc<dyn ReplayGuard>);
-        let refused = codec.open::<()>(&token(), &binding()).unwrap_err();
+        let refused = codec.open::<()>(&token(&codec), &binding()).unwrap_err();
         let StateError::ReplayGuard(ReplayError::Unavailable(why)) = &refused else {
             panic!("expected a replay-guard failure, got {refused:?}");
         };
@@ -125,10 +125,9 @@ fn a_full_noeviction_redis_refuses_and_no_used_state_opens_again() {
         )
         .unwrap();
     let codec = instance(Arc::new(guard));
-    let minter = minter();
     let (mut used_states, mut out_of_memory) = (Vec::new(), 0);
     for _ in 0..20_000 {
-        let state = minter.start(&binding(), &StateContents::new(())).unwrap();
+        let state = codec.start(&binding(), &StateContents::new(())).unwrap();
         match runtime.block_on(codec.open_async::<()>(&state, &binding())) {
             Ok(_) => used_states.push(state),
             Err(StateError::ReplayGuard(ReplayError::Unavailable(why))) => {

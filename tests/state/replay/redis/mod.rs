@@ -1,7 +1,8 @@
 //! The Redis replay guard against real `redis-server`s (feature `redis`;
 //! `tls`, feature `redis-tls`),
 //! one file per rule: `single_use`, `shares`, `commit`, `connection`,
-//! `timeouts`, `eviction`, `losses`, `replicas`, `events`, `cluster`. `support`
+//! `timeouts`, `eviction`, `losses`, `generations` (what a loss costs, timed),
+//! `replicas`, `events`, `cluster`. `support`
 //! says which servers they run against and holds the fixtures they share;
 //! `scripted` starts the servers a test restarts.
 
@@ -11,6 +12,7 @@ mod connection;
 #[cfg(feature = "tracing")]
 mod events;
 mod eviction;
+mod generations;
 mod losses;
 mod replicas;
 mod scripted;

@@ -37,7 +37,7 @@ fn wait_for_replicas_accepts_only_what_a_replica_holds() {
             .unwrap()
     };
     let alone = instance(Arc::new(wanting(1)));
-    let refused = alone.open::<()>(&token(), &binding()).unwrap_err();
+    let refused = alone.open::<()>(&token(&alone), &binding()).unwrap_err();
     assert_eq!(
         refused,
         StateError::ReplayGuard(ReplayError::Unavailable(
@@ -50,7 +50,7 @@ fn wait_for_replicas_accepts_only_what_a_replica_holds() {
     };
     let guard = Arc::new(wanting(1));
     let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
-    let token = token();
+    let token = token(&codec);
     let claims = codec.open::<()>(&token, &binding()).unwrap();
     let exists: i64 = redis::cmd("EXISTS")
         .arg(guard.key(claims.flow_id(), claims.round()))

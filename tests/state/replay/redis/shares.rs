@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use mrtr_guard::{Binding, Method, RedisReplayGuard, ReplayGuard, StateContents, StateError};
 
-use crate::replay::redis::support::{binding, instance, minter, redis_url, token, unique_prefix};
+use crate::replay::redis::support::{binding, instance, redis_url, token, unique_prefix};
 
 /// A principal's share on Redis: past it, refused with its own reason while
 /// another principal's tokens open; a replay is still a replay.
@@ -29,10 +29,9 @@ fn a_principal_is_held_to_its_share_on_redis() {
             .unwrap(),
     );
     let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
-    let minter = minter();
     let mallory = Binding::new("mallory", Method::ToolsCall, "redeem_voucher", None);
     let states: Vec<String> = (0..5)
-        .map(|_| minter.start(&mallory, &StateContents::new(())).unwrap())
+        .map(|_| codec.start(&mallory, &StateContents::new(())).unwrap())
         .collect();
     let results: Vec<_> = states
         .iter()
@@ -52,7 +51,10 @@ fn a_principal_is_held_to_its_share_on_redis() {
         codec.open::<()>(&states[0], &mallory).err(),
         Some(StateError::Replayed)
     );
-    assert!(codec.open::<()>(&token(), &binding()).is_ok(), "ada opens");
+    assert!(
+        codec.open::<()>(&token(&codec), &binding()).is_ok(),
+        "ada opens"
+    );
     // The share set names the principal only by its key.
     let mut admin = redis::Client::open(url.as_str())
         .unwrap()

@@ -28,7 +28,7 @@ fn a_token_opens_once_across_two_instances() {
     let prefix = unique_prefix("instances");
     let a = instance(Arc::new(guard(&url, &prefix)));
     let b = instance(Arc::new(guard(&url, &prefix)));
-    let token = token();
+    let token = token(&a);
 
     assert!(a.open::<()>(&token, &binding()).is_ok());
     assert_eq!(
@@ -44,7 +44,7 @@ fn a_token_opens_once_across_two_instances() {
     // The next round of the same flow is a new (flow id, round): it opens once too.
     let minter = minter();
     let claims = minter.open::<()>(&token, &binding()).unwrap();
-    let round_two = minter
+    let round_two = a
         .next(&binding(), &claims, &StateContents::new(()))
         .unwrap();
     assert!(b.open::<()>(&round_two, &binding()).is_ok());
@@ -60,7 +60,7 @@ fn concurrent_consumers_exactly_one_wins() {
     let prefix = unique_prefix("race");
     const THREADS: usize = 8;
     for _ in 0..20 {
-        let token = Arc::new(token());
+        let token = Arc::new(token(&instance(Arc::new(guard(&url, &prefix)))));
         let barrier = Arc::new(Barrier::new(THREADS));
         let handles: Vec<_> = (0..THREADS)
             .map(|_| {
@@ -92,7 +92,7 @@ fn an_instance_whose_clock_runs_behind_still_sees_the_use() {
     let prefix = unique_prefix("skew");
     let a = instance(Arc::new(guard(&url, &prefix)));
     let b = instance(Arc::new(guard(&url, &prefix)));
-    let token = token();
+    let token = token(&a);
     let expires_at = minter()
         .open::<()>(&token, &binding())
         .unwrap()
@@ -119,7 +119,7 @@ fn entries_live_until_expiry_plus_skew() {
     let guard = Arc::new(guard(&url, &prefix));
     assert_eq!(guard.ping(), Ok(()));
     let codec = instance(Arc::clone(&guard) as Arc<dyn ReplayGuard>);
-    let token = token();
+    let token = token(&codec);
     let claims = codec.open::<Value>(&token, &binding()).unwrap();
 
     let key = guard.key(claims.flow_id(), claims.round());
@@ -139,27 +139,27 @@ fn entries_live_until_expiry_plus_skew() {
 fn a_key_that_expired_can_be_set_again_and_px_is_at_least_one_ms() {
     let Some(url) = redis_url() else { return };
     let guard = guard(&url, &unique_prefix("expiry"));
-    let codec_token = token();
+    let codec_token = token(&minter());
     let minter = minter();
     let claims = minter.open::<()>(&codec_token, &binding()).unwrap();
     let now = time::OffsetDateTime::now_utc();
     // Expiry already reached: PX is clamped to 1 ms instead of erroring.
     assert_eq!(
-        guard.consume(token_use(claims.flow_id(), 1, now, now), now),
+        guard.consume(token_use(&guard, claims.flow_id(), 1, now, now), now),
         Ok(())
     );
     std::thread::sleep(Duration::from_millis(20));
     assert_eq!(
-        guard.consume(token_use(claims.flow_id(), 1, now, now), now),
+        guard.consume(token_use(&guard, claims.flow_id(), 1, now, now), now),
         Ok(())
     );
     let later = now + time::Duration::minutes(1);
     assert_eq!(
-        guard.consume(token_use(claims.flow_id(), 2, later, now), now),
+        guard.consume(token_use(&guard, claims.flow_id(), 2, later, now), now),
         Ok(())
     );
     assert_eq!(
-        guard.consume(token_use(claims.flow_id(), 2, later, now), now),
+        guard.consume(token_use(&guard, claims.flow_id(), 2, later, now), now),
         Err(ReplayError::Replayed)
     );
 }
@@ -179,7 +179,7 @@ fn async_opens_race_on_one_connection_and_one_wins() {
         .unwrap();
     let codec = Arc::new(instance(Arc::new(guard)));
     for _ in 0..20 {
-        let token = Arc::new(token());
+        let token = Arc::new(token(&codec));
         let wins = runtime.block_on(async {
             let tasks: Vec<_> = (0..16)
                 .map(|_| {

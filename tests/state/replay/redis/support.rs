@@ -127,9 +127,11 @@ pub(super) fn binding() -> Binding<'static> {
     Binding::new("ada", Method::ToolsCall, "redeem_voucher", None)
 }
 
-/// A direct `consume`'s token: (flow id, round) minted at `now`, kept until
-/// `retain_until`, by any principal (no share is set: any will do).
+/// A direct `consume`'s token: (flow id, round) minted at `now` under the
+/// generation `guard` mints with, kept until `retain_until`, by any
+/// principal (no share is set: any will do).
 pub(super) fn token_use(
+    guard: &RedisReplayGuard,
     flow: FlowId,
     round: u32,
     retain_until: OffsetDateTime,
@@ -137,6 +139,7 @@ pub(super) fn token_use(
 ) -> TokenUse {
     let anyone = PrincipalKey::from_bytes([0; 16]);
     TokenUse::new(anyone, flow, round, now, time::Duration::ZERO, retain_until)
+        .with_generation(ReplayGuard::generation(guard, flow))
 }
 
 /// An instance without a guard: mints, and opens to read the claims.
@@ -149,8 +152,10 @@ pub(super) fn minter() -> StateCodec {
     .unwrap()
 }
 
-pub(super) fn token() -> String {
-    minter().start(&binding(), &StateContents::new(())).unwrap()
+/// A round-1 state minted by `codec` (an instance: under its guard's
+/// generation).
+pub(super) fn token(codec: &StateCodec) -> String {
+    codec.start(&binding(), &StateContents::new(())).unwrap()
 }
 
 /// A `redis-server` this test starts (loopback, no persistence) with its

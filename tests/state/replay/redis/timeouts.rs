@@ -77,16 +77,20 @@ fn behind_a_stalled_batch_no_call_waits_for_two_timeouts() {
         .unwrap();
     let codec = Arc::new(instance(Arc::new(guard)));
     let runtime = runtime();
+    // Minted first: a guard that never read its generation looks once,
+    // up to the timeouts, before its first mint.
+    let tokens = [token(&codec), token(&codec)];
     let late = runtime.block_on(async {
-        let timed = |codec: Arc<StateCodec>| async move {
-            let (token, started) = (token(), std::time::Instant::now());
+        let timed = |codec: Arc<StateCodec>, token: String| async move {
+            let started = std::time::Instant::now();
             let opened = codec.open_async::<()>(&token, &binding()).await;
             (opened.err(), started.elapsed())
         };
-        let first = tokio::spawn(timed(Arc::clone(&codec)));
+        let [first_token, late_token] = tokens;
+        let first = tokio::spawn(timed(Arc::clone(&codec), first_token));
         // Queued while the first call's batch waits on Redis.
         tokio::time::sleep(timeout / 2).await;
-        let late = tokio::spawn(timed(Arc::clone(&codec)));
+        let late = tokio::spawn(timed(Arc::clone(&codec), late_token));
         let (first, late) = (first.await.unwrap(), late.await.unwrap());
         assert!(first.1 >= timeout - Duration::from_millis(20), "{first:?}");
         late

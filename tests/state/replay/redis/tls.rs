@@ -38,7 +38,7 @@ fn over_tls_a_token_opens_once_across_two_instances() {
     assert_eq!(tls_guard().ping(), Ok(()));
     let a = instance(Arc::new(tls_guard()));
     let b = instance(Arc::new(tls_guard()));
-    let token = token();
+    let token = token(&a);
     assert!(a.open::<()>(&token, &binding()).is_ok());
     assert_eq!(
         b.open::<()>(&token, &binding()).err(),
@@ -68,7 +68,7 @@ fn over_tls_an_untrusted_certificate_fails_closed() {
         );
         let codec = instance(Arc::new(guard));
         assert!(matches!(
-            codec.open::<()>(&token(), &binding()),
+            codec.open::<()>(&token(&codec), &binding()),
             Err(StateError::ReplayGuard(ReplayError::Unavailable(_)))
         ));
     }
@@ -106,7 +106,7 @@ fn on_a_tls_redis_cluster_a_token_opens_once_across_two_instances() {
     let a = instance(Arc::new(connect()));
     let b = instance(Arc::new(connect()));
     for _ in 0..30 {
-        let token = token();
+        let token = token(&a);
         assert!(
             runtime
                 .block_on(a.open_async::<()>(&token, &binding()))
