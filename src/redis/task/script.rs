@@ -161,10 +161,10 @@ return 1
 ";
 
 /// The keys of the caps' slot a charge names: `held`, `charges`, `bytes`.
-pub(super) struct Budget<'a> {
-    pub(super) held: &'a str,
-    pub(super) charges: &'a str,
-    pub(super) bytes: &'a str,
+pub(super) struct Budget {
+    pub(super) held: String,
+    pub(super) charges: String,
+    pub(super) bytes: String,
 }
 
 /// What is charged: a member of an owner, its bytes, at a version, until
@@ -180,7 +180,7 @@ pub(super) struct Charge<'a> {
 /// `EVAL` of the caps check for the task `charge` names.
 pub(super) fn caps(
     (total_key, owner_key): (&str, &str),
-    budget: &Budget<'_>,
+    budget: &Budget,
     charge: &Charge<'_>,
     limits: TaskLimits,
     now_ms: i64,
@@ -191,9 +191,9 @@ pub(super) fn caps(
         .arg(5)
         .arg(total_key)
         .arg(owner_key)
-        .arg(budget.held)
-        .arg(budget.charges)
-        .arg(budget.bytes)
+        .arg(&budget.held)
+        .arg(&budget.charges)
+        .arg(&budget.bytes)
         .arg(now_ms)
         .arg(charge.expires.0)
         .arg(limits.total)
@@ -210,7 +210,7 @@ pub(super) fn caps(
 /// `EVAL` of a charge: before the write (`settle` false: never lowered)
 /// or after it (exact).
 pub(super) fn charge(
-    budget: &Budget<'_>,
+    budget: &Budget,
     charge: &Charge<'_>,
     settle: bool,
     limits: TaskLimits,
@@ -220,9 +220,9 @@ pub(super) fn charge(
     command
         .arg(format!("{BUDGET}{CHARGE}"))
         .arg(3)
-        .arg(budget.held)
-        .arg(budget.charges)
-        .arg(budget.bytes)
+        .arg(&budget.held)
+        .arg(&budget.charges)
+        .arg(&budget.bytes)
         .arg(now_ms)
         .arg(charge.member)
         .arg(charge.owner)
@@ -249,14 +249,14 @@ pub(super) fn charged(reply: &Value) -> Result<bool, TaskStoreError> {
 }
 
 /// `EVAL` giving back the charge of `member`.
-pub(super) fn uncharge(budget: &Budget<'_>, member: &str) -> Cmd {
+pub(super) fn uncharge(budget: &Budget, member: &str) -> Cmd {
     let mut command = redis::cmd("EVAL");
     command
         .arg(UNCHARGE)
         .arg(3)
-        .arg(budget.held)
-        .arg(budget.charges)
-        .arg(budget.bytes)
+        .arg(&budget.held)
+        .arg(&budget.charges)
+        .arg(&budget.bytes)
         .arg(member);
     command
 }

@@ -264,9 +264,13 @@ impl RedisTaskStore {
     }
 
     /// The keys of the byte budgets, in the caps' slot.
-    fn budget_keys(&self) -> [String; 3] {
+    fn budget(&self) -> script::Budget {
         let prefix = &self.inner.prefix;
-        [Key::Held, Key::Charges, Key::Bytes].map(|key| key.under(prefix))
+        script::Budget {
+            held: Key::Held.under(prefix),
+            charges: Key::Charges.under(prefix),
+            bytes: Key::Bytes.under(prefix),
+        }
     }
 
     async fn create_task(
@@ -278,12 +282,7 @@ impl RedisTaskStore {
         let member = task.id.to_string();
         let owner = task.owner.to_string();
         let (all, owned) = (self.count_key(), self.owner_count_key(task.owner));
-        let [held, charges, bytes] = self.budget_keys();
-        let budget = script::Budget {
-            held: &held,
-            charges: &charges,
-            bytes: &bytes,
-        };
+        let budget = self.budget();
         let charge = script::Charge {
             member: &member,
             owner: &owner,
@@ -329,12 +328,7 @@ impl RedisTaskStore {
         let ttl_ms = time_to_live_ms(replacement.expires_at, now);
         let member = replacement.id.to_string();
         let owner = replacement.owner.to_string();
-        let [held, charges, bytes] = self.budget_keys();
-        let budget = script::Budget {
-            held: &held,
-            charges: &charges,
-            bytes: &bytes,
-        };
+        let budget = self.budget();
         let charge = script::Charge {
             member: &member,
             owner: &owner,
@@ -375,12 +369,7 @@ impl RedisTaskStore {
         let ttl_ms = time_to_live_ms(answer.expires_at, now);
         let member = self.answer_key(answer.key);
         let owner = answer.owner.to_string();
-        let [held, charges, bytes] = self.budget_keys();
-        let budget = script::Budget {
-            held: &held,
-            charges: &charges,
-            bytes: &bytes,
-        };
+        let budget = self.budget();
         let charge = script::Charge {
             member: &member,
             owner: &owner,
