@@ -180,6 +180,7 @@
 // its feature (`doc_cfg` reads the `#[cfg]`s; it took in `doc_auto_cfg`).
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod connect;
 pub mod form;
 // What the mount's layers hand each other (the principal, the raw
 // arguments, the call id, the task offer): crate-private.

@@ -61,7 +61,11 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("state", &["metrics", "json", "wire"]),
     ("form", &["json", "wire"]),
     ("derive_support", &["json", "wire", "form"]),
-    ("runtime", &["metrics", "json", "wire", "state", "form"]),
+    ("connect", &["metrics", "json", "wire", "state", "form"]),
+    (
+        "runtime",
+        &["metrics", "json", "wire", "state", "form", "connect"],
+    ),
     // Where tasks are kept: sealed records (state's keys) under ids.
     ("task", &["json", "wire", "state"]),
     // The Redis client and the contracts it implements: the replay guard
@@ -82,13 +86,14 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "rmcp",
         &[
             "metrics", "json", "wire", "state", "form", "runtime", "handoff", "tower", "task",
+            "connect",
         ],
     ),
     (
         "bin",
         &[
             "metrics", "json", "wire", "state", "form", "runtime", "handoff", "rmcp", "tower",
-            "task", "lib.rs",
+            "task", "connect", "lib.rs",
         ],
     ),
 ];

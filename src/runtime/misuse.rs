@@ -59,6 +59,13 @@ pub enum Misuse {
     /// tool its server did not declare as one that may run as a task
     /// (`McpServerBuilder::task_tool` in `mrtr_guard::rmcp`).
     TaskNotDeclared,
+    /// The handler asked, through [`Round::connect`](crate::runtime::Round::connect),
+    /// for a connection its [`Connector`](crate::connect::Connector) was not
+    /// built to make.
+    UnknownConnection {
+        /// The connection's name.
+        name: String,
+    },
 }
 
 impl Misuse {
@@ -72,6 +79,7 @@ impl Misuse {
             Self::ArgumentsUnbound => "arguments_unbound",
             Self::InvalidForm(_) => "invalid_form",
             Self::TaskNotDeclared => "task_not_declared",
+            Self::UnknownConnection { .. } => "unknown_connection",
         }
     }
 
@@ -119,6 +127,11 @@ impl fmt::Display for Misuse {
             Self::TaskNotDeclared => f.write_str(
                 "the handler called Round::task for a tool not declared as one that may run \
                  as a task: declare it with McpServerBuilder::task_tool",
+            ),
+            Self::UnknownConnection { name } => write!(
+                f,
+                "the handler asked for the connection {name:?}, which its connector does not \
+                 declare: declare it with ConnectorBuilder::secret"
             ),
         }
     }

@@ -4,7 +4,7 @@
 /// host: `scheme "://" host [":" port] [path] ["?" query]`, visible ASCII
 /// only, no user information. The host is a name of letters, digits, `.`,
 /// `-`, `_`, `~` and `%`, or a bracketed IPv6 literal; the port is digits.
-pub(super) fn is_endpoint_url(audience: &str) -> bool {
+pub(crate) fn is_endpoint_url(audience: &str) -> bool {
     if !audience.bytes().all(|b| b.is_ascii_graphic()) {
         return false;
     }

@@ -326,6 +326,24 @@ impl KeyRing {
         &self.active
     }
 
+    /// 16 bytes of HMAC-SHA256 under the active key's signing subkey over
+    /// `input`, which must open with its own domain label (the connect
+    /// flow's link ids, its PKCE verifiers).
+    pub(crate) fn mac16(&self, input: &[u8]) -> [u8; 16] {
+        self.mac32(input)
+            .first_chunk::<16>()
+            .copied()
+            .unwrap_or([0; 16])
+    }
+
+    /// [`mac16`](Self::mac16), all 32 bytes.
+    pub(crate) fn mac32(&self, input: &[u8]) -> [u8; 32] {
+        use hmac::Mac as _;
+        let mut mac = self.active.sign_mac();
+        mac.update(input);
+        mac.finalize().into_bytes().into()
+    }
+
     pub(crate) fn find(&self, id: KeyId) -> Option<&MasterKey> {
         std::iter::once(&self.active)
             .chain(&self.verify_only)

@@ -17,8 +17,8 @@
 //! opening, minting and configuring report), `events` (what the operator is
 //! told of a refusal), `generation` (which memory of a replay guard a token
 //! was minted under), `codec` (minting and opening), `info` (reading a
-//! token without a key), `record` (records kept outside a token, sealed;
-//! feature `server`), `replay/` (the replay-guard contract and the
+//! token without a key), `record` (records kept outside a token, sealed:
+//! tasks, connections, connect links), `replay/` (the replay-guard contract and the
 //! in-process guard; the Redis one is in `crate::redis`), and `vectors/`
 //! (the known-answer vectors' generator and checks, test-only).
 
@@ -36,7 +36,6 @@ mod info;
 mod keys;
 mod layout;
 mod policy;
-#[cfg(feature = "server")]
 mod record;
 mod replay;
 mod sealed;
@@ -49,20 +48,22 @@ mod signed;
 )]
 mod vectors;
 
+pub(crate) use audience::is_endpoint_url;
 pub use binding::Binding;
 pub use claims::{Claims, FlowId, ProvenAnswer, Reask, StateContents};
 pub(crate) use claims_json::{
     ANSWER_FRAME_LEN, GEN_MEMBER_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN,
 };
 pub use codec::{CodecBuilder, StateCodec};
+pub(crate) use context::push_field;
 pub use error::{ConfigError, MintError, StateError};
 pub use generation::Generation;
 pub use info::TokenInfo;
 pub(crate) use keys::fill_random;
 pub use keys::{KeyError, KeyId, KeyRing, MIN_MASTER_KEY_LEN, MasterKey};
 pub use layout::Mode;
+pub(crate) use layout::{decode_token as decode_text, encode_token as encode_text};
 pub use policy::Policy;
-#[cfg(feature = "server")]
 pub(crate) use record::{open_record, seal_record};
 pub use replay::{
     AsyncReplayGuard, ConsumeFuture, MemoryReplayGuard, PrincipalKey, ReplayError, ReplayGuard,

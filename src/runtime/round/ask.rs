@@ -197,7 +197,7 @@ impl Round<'_> {
     /// Where the answer to the question `digest` under `key` is, if
     /// anywhere. An answer proven for another question under `key` is stale
     /// (its form changed since): it is dropped, and the question asked anew.
-    fn find(&mut self, key: &str, digest: &JsonDigest, unsolicited: bool) -> Found {
+    pub(super) fn find(&mut self, key: &str, digest: &JsonDigest, unsolicited: bool) -> Found {
         match self.next.named.get(key) {
             Some(named) if named != digest => {
                 self.next.misuse.get_or_insert(Misuse::KeyReused {
@@ -226,7 +226,7 @@ impl Round<'_> {
     }
 
     /// The raw response under `key` in this call's `inputResponses`.
-    fn response(&self, key: &str) -> Option<&Value> {
+    pub(super) fn response(&self, key: &str) -> Option<&Value> {
         self.call.params().input_responses()?.raw(key)
     }
 
@@ -240,7 +240,7 @@ impl Round<'_> {
     /// Carries `response` as the answer to the question `digest` under `key`
     /// and returns `reply`; if the flow's answers cannot take it, asks again
     /// (`reask` makes the question, from the report that says why).
-    fn keep<T>(
+    pub(super) fn keep<T>(
         &mut self,
         key: &str,
         digest: JsonDigest,
@@ -260,7 +260,7 @@ impl Round<'_> {
         reply
     }
 
-    fn drop_answer(&mut self, key: &str) {
+    pub(super) fn drop_answer(&mut self, key: &str) {
         if let Some(stale) = self.answers.remove(key) {
             let len = budget::answer_len(key, stale.response());
             self.answers_len = self.answers_len.saturating_sub(len);
@@ -319,7 +319,12 @@ impl Round<'_> {
 
     /// Asks the question `digest` under `key` as `request` says it; a count
     /// of invalid answers it has is kept.
-    fn ask<T>(&mut self, key: &str, request: InputRequest, digest: JsonDigest) -> Reply<T> {
+    pub(super) fn ask<T>(
+        &mut self,
+        key: &str,
+        request: InputRequest,
+        digest: JsonDigest,
+    ) -> Reply<T> {
         let reply = self.send(key, request, digest);
         if let (Reply::Pending, Some(invalid)) = (&reply, self.reask_invalid(key, &digest)) {
             let reask = Reask::new(digest, invalid);
@@ -346,7 +351,7 @@ impl Round<'_> {
 }
 
 /// What the flow has for one question.
-enum Found {
+pub(super) enum Found {
     /// The answer an earlier round, or this one, proved (in `answers`).
     Carried,
     /// A response in `inputResponses` to a question the state says was asked.
@@ -360,7 +365,7 @@ enum Found {
 /// An elicitation response as a round carries it: the action, and the
 /// checked content when a form was accepted (the object [`ElicitResult`](crate::wire::ElicitResult)
 /// serializes to, built in place rather than through `serde`).
-fn elicit_response(
+pub(super) fn elicit_response(
     action: ElicitAction,
     content: Option<Map<String, Value>>,
 ) -> Map<String, Value> {

@@ -1,10 +1,11 @@
 //! One round of a multi-round call, a file per phase: `open` verifies the
 //! call's state and makes the [`Round`], `ask` finds answers and collects
-//! questions, `complete` ends the round and mints the next state; `view`
+//! questions, `connect` asks for a connection through a connect link, `complete` ends the round and mints the next state; `view`
 //! holds the round and what the handler reads of it.
 
 mod ask;
 mod complete;
+mod connect;
 mod open;
 mod view;
 

@@ -1,0 +1,17 @@
+//! The connect route (feature `connect`): the tower service a browser opens
+//! a connect link at. [`ConnectRoute`] proves the browser user is the
+//! link's principal, through a function the server provides (the same shape
+//! as `McpServer`'s), before it shows anything; then it collects the secret
+//! on its own page, CSRF-protected, and keeps it bound to the principal.
+//!
+//! The files: `service` ([`ConnectRoute`]: what each request is, and the
+//! refusals), `secret` (the secret page: shown, posted, validated, kept)
+//! `page` (the HTML and the headers every page carries) and `events`
+//! (what the operator is told).
+
+mod events;
+mod page;
+mod secret;
+mod service;
+
+pub use service::{ConnectBody, ConnectRoute};
