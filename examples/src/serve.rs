@@ -5,6 +5,7 @@
 
 use std::process::ExitCode;
 
+use mrtr_guard::connect::route::ConnectRoute;
 use mrtr_guard::rmcp::McpService;
 use mrtr_guard::state::{CodecBuilder, ConfigError};
 use mrtr_guard::{MasterKey, StateCodec};
@@ -135,6 +136,14 @@ where
     H: ServerHandler + Clone + Send + Sync + 'static,
 {
     axum::Router::new().route_service("/mcp", service)
+}
+
+/// [`router`], and the connect route `route` at `/connect`, beside it.
+pub fn router_connected<H>(service: McpService<H>, route: ConnectRoute) -> axum::Router
+where
+    H: ServerHandler + Clone + Send + Sync + 'static,
+{
+    router(service).route_service("/connect", route)
 }
 
 /// Serves `service` at `http://127.0.0.1:{port}/mcp` until Ctrl-C.

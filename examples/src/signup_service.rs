@@ -9,12 +9,13 @@
 
 use std::sync::Arc;
 
+use mrtr_guard::connect::Connector;
 use mrtr_guard::form::FormError;
 use mrtr_guard::rmcp::{
     McpServer, McpServerBuilder, McpService, RmcpFlow, TaskSupport, ToolCall, ToolResponse,
     tool_response,
 };
-use mrtr_guard::{Flow, Form, FormChoice, FormFields, StateCodec};
+use mrtr_guard::{Flow, Form, FormChoice, FormFields, MasterKey, StateCodec};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{
     CallToolResponse, CallToolResult, ContentBlock, Implementation, ServerCapabilities,
@@ -26,6 +27,7 @@ use serde::Deserialize;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::schemars::JsonSchema;
 
+use crate::connect_tool::weather_report;
 use crate::export_tool::{ExportForms, export_forms, export_orders};
 use crate::signup_tools::{Forms, run_tool};
 
@@ -108,6 +110,21 @@ fn bearer(parts: &http::request::Parts) -> Option<String> {
     (!user.is_empty()).then(|| user.to_owned())
 }
 
+/// Demo-only browser sign-in for the connect route: the `demo_user`
+/// cookie is the user name, as unverified as the bearer token. A real
+/// server reads its own session (a signed cookie, its login).
+pub fn session_user(parts: &http::request::Parts) -> Option<String> {
+    parts
+        .headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .find_map(|pair| pair.trim().strip_prefix("demo_user="))
+        .filter(|user| !user.is_empty())
+        .map(str::to_owned)
+}
+
 /// `export_orders`' arguments.
 #[derive(Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
@@ -125,13 +142,22 @@ pub enum ExportFormat {
     Json,
 }
 
-/// The demo server's handler: `ShipOrder`, `signup` and `export_orders`
-/// over `codec`, and `ping`.
+/// `weather_report`'s arguments.
+#[derive(Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+pub struct WeatherArgs {
+    /// The city to report on.
+    pub city: String,
+}
+
+/// The demo server's handler: `ShipOrder`, `signup`, `export_orders` and
+/// `weather_report` over `codec`, and `ping`.
 #[derive(Clone)]
 pub struct Signup {
     flow: RmcpFlow,
     forms: Arc<Forms>,
     export: Arc<ExportForms>,
+    connector: Arc<Connector>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -171,6 +197,24 @@ impl Signup {
         flow: Flow,
         settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
     ) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
+        // A connector of its own, with a key of its own: the caller that
+        // serves its route builds it and calls `service_connected`.
+        let audience = flow.codec().audience().to_owned();
+        let connector = crate::connect_tool::connector(&audience, MasterKey::generate()?)?;
+        Self::service_connected(flow, connector, settings)
+    }
+
+    /// [`service_over`](Self::service_over) whose `weather_report` asks
+    /// through `connector` (whose route the caller serves).
+    ///
+    /// # Errors
+    ///
+    /// As [`service`](Self::service).
+    pub fn service_connected(
+        flow: Flow,
+        connector: Arc<Connector>,
+        settings: impl FnOnce(McpServerBuilder) -> McpServerBuilder,
+    ) -> Result<McpService<Self>, Box<dyn std::error::Error>> {
         let forms = Arc::new(forms()?);
         let export = Arc::new(export_forms()?);
         let builder = McpServer::builder(flow)
@@ -180,6 +224,7 @@ impl Signup {
             flow,
             forms,
             export,
+            connector,
             tool_router: Self::tool_router(),
         })?;
         Ok(service)
@@ -212,6 +257,20 @@ impl Signup {
             ExportFormat::Json => "json",
         };
         let result = export_orders(&mut round, &self.export, format).await;
+        tool_response(round, result)
+    }
+
+    /// Report the weather in a city, with the user's own weather service
+    /// API key: asks the user to connect it on the server's connect page
+    /// (a link to open), never in the chat.
+    #[tool]
+    async fn weather_report(
+        &self,
+        call: ToolCall,
+        Parameters(args): Parameters<WeatherArgs>,
+    ) -> ToolResponse {
+        let mut round = self.flow.round(call).await?;
+        let result = weather_report(&mut round, &self.connector, &args.city);
         tool_response(round, result)
     }
 

@@ -15,6 +15,12 @@
 //!   runs as a task for a client that declares the Tasks extension and asks
 //!   inside it whether to include refunds (without the extension: a second
 //!   round, answered in the call).
+//! - `weather_report` (`{"city": ...}`) needs the user's weather service API
+//!   key, a secret: it sends a connect link (URL-mode elicitation) to
+//!   `http://127.0.0.1:PORT/connect`, where the user, signed in (demo:
+//!   the `demo_user` cookie names them), types it on the server's own page;
+//!   the key is never in the chat, and a link opened by another user stores
+//!   nothing.
 //! - `signup` asks the account (email, plan); for the team plan the team
 //!   (size 2..500, one to three roles); then a confirmation; and summarises
 //!   the account. A decline at any round ends the flow without error.
@@ -44,10 +50,13 @@
 
 use std::process::ExitCode;
 
+use std::sync::Arc;
+
 use clap::Parser;
-use mrtr_guard::{KeyRing, StateCodec};
-use mrtr_guard_examples::signup_service::Signup;
-use mrtr_guard_examples::{exporter, serve};
+use mrtr_guard::connect::route::ConnectRoute;
+use mrtr_guard::{Flow, KeyRing, StateCodec};
+use mrtr_guard_examples::signup_service::{self, Signup};
+use mrtr_guard_examples::{connect_tool, exporter, serve};
 use tracing_subscriber::EnvFilter;
 
 /// The README's demo: ShipOrder, signup and export_orders (a task),
@@ -93,9 +102,12 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
     let codec = serve::build_codec(serve::with_replay_guard(codec).await?)?;
-    let service = match serve::task_store().await? {
-        Some(store) => Signup::service_with(codec, |builder| builder.task_store(store))?,
-        None => Signup::service(codec)?,
-    };
-    serve::serve(port, service).await
+    let connector = connect_tool::connector(codec.audience(), serve::master_key()?)?;
+    let route = ConnectRoute::new(Arc::clone(&connector), signup_service::session_user);
+    let store = serve::task_store().await?;
+    let service = Signup::service_connected(Flow::new(codec), connector, |builder| match store {
+        Some(store) => builder.task_store(store),
+        None => builder,
+    })?;
+    serve::serve_app(port, serve::router_connected(service, route)).await
 }

@@ -428,7 +428,10 @@ async fn the_demo_lists_its_tools_from_the_router() {
     let reply: Value = serde_json::from_slice(&bytes).unwrap();
     let tools = reply["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["ShipOrder", "export_orders", "ping", "signup"]);
+    assert_eq!(
+        names,
+        ["ShipOrder", "export_orders", "ping", "signup", "weather_report"]
+    );
     assert_eq!(
         tools[0]["description"],
         "Ship an order: asks for the tracking number."
