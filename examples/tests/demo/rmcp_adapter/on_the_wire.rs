@@ -430,13 +430,20 @@ async fn the_demo_lists_its_tools_from_the_router() {
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
         names,
-        ["ShipOrder", "export_orders", "ping", "signup", "weather_report"]
+        [
+            "ShipOrder",
+            "export_orders",
+            "import_contacts",
+            "ping",
+            "signup",
+            "weather_report"
+        ]
     );
     assert_eq!(
         tools[0]["description"],
         "Ship an order: asks for the tracking number."
     );
-    assert_eq!(tools[2]["inputSchema"]["type"], "object");
+    assert_eq!(tools[3]["inputSchema"]["type"], "object");
     let format = &tools[1]["inputSchema"]["properties"]["format"];
     assert!(format.to_string().contains("csv"), "{format}");
 }
