@@ -94,7 +94,11 @@
 //!    [`state::TokenInfo`], key and policy errors) and [`form`] (field kinds,
 //!    reports, the standalone validator);
 //! 4. [`task`], where tasks are kept (the [`task::TaskStore`] contract and
-//!    the in-process store), beside [`runtime`] ([`Flow`], [`Round`], clocks,
+//!    the in-process store), and [`connect`], URL-mode connect links that
+//!    cannot be phished (the [`connect::Connector`], connections and their
+//!    store; the connect route with feature `connect`, third-party OAuth
+//!    with `connect-oauth`: [`docs/CONNECT.md`](https://docs.rs/crate/mrtr-guard/latest/source/docs/CONNECT.md)),
+//!    beside [`runtime`] ([`Flow`], [`Round`], clocks,
 //!    [`runtime::AbortReason`], the handler's [`runtime::Misuse`], and
 //!    [`runtime::TaskPhase`]);
 //! 5. `redis` (feature `redis`), one Redis client and the contracts it

@@ -13,7 +13,7 @@
 //! refuses any other argument (exit 2).
 
 pub mod conformance_forms;
-pub mod connect_tool;
+pub mod connect_tools;
 pub mod export_tool;
 pub mod exporter;
 pub mod serve;

@@ -27,7 +27,7 @@ use serde::Deserialize;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::schemars::JsonSchema;
 
-use crate::connect_tool::weather_report;
+use crate::connect_tools::{import_contacts, weather_report};
 use crate::export_tool::{ExportForms, export_forms, export_orders};
 use crate::signup_tools::{Forms, run_tool};
 
@@ -150,8 +150,8 @@ pub struct WeatherArgs {
     pub city: String,
 }
 
-/// The demo server's handler: `ShipOrder`, `signup`, `export_orders` and
-/// `weather_report` over `codec`, and `ping`.
+/// The demo server's handler: `ShipOrder`, `signup`, `export_orders`,
+/// `weather_report` and `import_contacts` over `codec`, and `ping`.
 #[derive(Clone)]
 pub struct Signup {
     flow: RmcpFlow,
@@ -200,7 +200,7 @@ impl Signup {
         // A connector of its own, with a key of its own: the caller that
         // serves its route builds it and calls `service_connected`.
         let audience = flow.codec().audience().to_owned();
-        let connector = crate::connect_tool::connector(&audience, MasterKey::generate()?)?;
+        let connector = crate::connect_tools::connector(&audience, MasterKey::generate()?, None)?;
         Self::service_connected(flow, connector, settings)
     }
 
@@ -271,6 +271,16 @@ impl Signup {
     ) -> ToolResponse {
         let mut round = self.flow.round(call).await?;
         let result = weather_report(&mut round, &self.connector, &args.city);
+        tool_response(round, result)
+    }
+
+    /// Import the user's contacts from their contacts provider: asks the
+    /// user to connect their provider account (a link to open, signing in
+    /// at the provider), never in the chat.
+    #[tool]
+    async fn import_contacts(&self, call: ToolCall) -> ToolResponse {
+        let mut round = self.flow.round(call).await?;
+        let result = import_contacts(&mut round, &self.connector);
         tool_response(round, result)
     }
 

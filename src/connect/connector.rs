@@ -15,6 +15,8 @@ use time::{Duration, OffsetDateTime};
 
 use crate::connect::connection::Connection;
 use crate::connect::link::{LinkAsk, LinkClaims, LinkId, Sealed, Step};
+#[cfg(feature = "connect-oauth")]
+use crate::connect::oauth::OAuthProvider;
 use crate::connect::store::{ConnectionStore, ConnectionStoreError};
 use crate::form::Form;
 use crate::state::{
@@ -41,6 +43,8 @@ pub struct Connector {
     link_ttl: Duration,
     connection_ttl: Duration,
     secrets: BTreeMap<String, Form>,
+    #[cfg(feature = "connect-oauth")]
+    oauth: BTreeMap<String, OAuthProvider>,
 }
 
 impl Connector {
@@ -61,6 +65,8 @@ impl Connector {
                 link_ttl: DEFAULT_LINK_TTL,
                 connection_ttl: DEFAULT_CONNECTION_TTL,
                 secrets: BTreeMap::new(),
+                #[cfg(feature = "connect-oauth")]
+                oauth: BTreeMap::new(),
             },
         }
     }
@@ -73,6 +79,18 @@ impl Connector {
             connector: self,
             name,
             step: Step::Secret,
+        }
+    }
+
+    /// The ask for the OAuth connection `name`, as registered with
+    /// [`ConnectorBuilder::oauth`] (feature `connect-oauth`).
+    #[cfg(feature = "connect-oauth")]
+    #[must_use]
+    pub fn oauth<'c>(&'c self, name: &'c str) -> Connect<'c> {
+        Connect {
+            connector: self,
+            name,
+            step: Step::Oauth,
         }
     }
 
@@ -187,10 +205,20 @@ impl Connector {
         self.secrets.get(name)
     }
 
+    /// The third party of the OAuth connection `name`, if registered.
+    #[cfg(feature = "connect-oauth")]
+    pub(crate) fn oauth_provider(&self, name: &str) -> Option<&OAuthProvider> {
+        self.oauth.get(name)
+    }
+
     /// Whether `step` names a connection this connector may make.
     pub(crate) fn knows(&self, name: &str, step: &Step) -> bool {
         match step {
             Step::Secret => self.secrets.contains_key(name),
+            #[cfg(feature = "connect-oauth")]
+            Step::Oauth => self.oauth.contains_key(name),
+            #[cfg(not(feature = "connect-oauth"))]
+            Step::Oauth => false,
         }
     }
 
@@ -222,6 +250,15 @@ impl Connector {
     }
 }
 
+impl Connector {
+    fn oauth_names(&self) -> Vec<&str> {
+        #[cfg(feature = "connect-oauth")]
+        return self.oauth.keys().map(String::as_str).collect();
+        #[cfg(not(feature = "connect-oauth"))]
+        Vec::new()
+    }
+}
+
 impl fmt::Debug for Connector {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Connector")
@@ -229,6 +266,7 @@ impl fmt::Debug for Connector {
             .field("link_ttl", &self.link_ttl)
             .field("connection_ttl", &self.connection_ttl)
             .field("secrets", &self.secrets.keys().collect::<Vec<_>>())
+            .field("oauth", &self.oauth_names())
             .finish_non_exhaustive()
     }
 }
@@ -247,6 +285,17 @@ impl ConnectorBuilder {
     #[must_use]
     pub fn secret(mut self, name: impl Into<String>, form: Form) -> Self {
         self.connector.secrets.insert(name.into(), form);
+        self
+    }
+
+    /// Declares the OAuth connection `name`: the connect route runs the
+    /// authorization-code flow with PKCE at `provider` and keeps the tokens
+    /// (feature `connect-oauth`). Register the connect route's URL as the
+    /// client's redirect URI there.
+    #[cfg(feature = "connect-oauth")]
+    #[must_use]
+    pub fn oauth(mut self, name: impl Into<String>, provider: OAuthProvider) -> Self {
+        self.connector.oauth.insert(name.into(), provider);
         self
     }
 
@@ -292,6 +341,14 @@ impl ConnectorBuilder {
         if connector.keys.has_all_zero_key() {
             return Err(ConnectorConfigError::AllZeroKey);
         }
+        #[cfg(feature = "connect-oauth")]
+        if let Some(name) = connector
+            .oauth
+            .iter()
+            .find_map(|(name, p)| (!p.is_valid()).then_some(name))
+        {
+            return Err(ConnectorConfigError::InvalidProvider(name.clone()));
+        }
         Ok(connector)
     }
 }
@@ -308,6 +365,8 @@ pub enum ConnectorConfigError {
     ConnectionTtl,
     /// A key of the ring is all zero bytes (a placeholder).
     AllZeroKey,
+    /// The named OAuth connection's endpoints are not absolute URLs.
+    InvalidProvider(String),
 }
 
 impl fmt::Display for ConnectorConfigError {
@@ -319,6 +378,12 @@ impl fmt::Display for ConnectorConfigError {
             Self::LinkTtl => "connect link TTL: give between one second and one hour",
             Self::ConnectionTtl => "connection TTL: give a positive duration",
             Self::AllZeroKey => "connector key: an all-zero key is a placeholder; give a real key",
+            Self::InvalidProvider(name) => {
+                return write!(
+                    f,
+                    "OAuth connection {name:?}: give absolute URLs of its authorization and token endpoints"
+                );
+            }
         })
     }
 }
@@ -326,7 +391,7 @@ impl fmt::Display for ConnectorConfigError {
 impl Error for ConnectorConfigError {}
 
 /// One connect ask: which connection, and through which step. Made by
-/// [`Connector::secret`]; asked by [`Round::connect`](crate::Round::connect).
+/// [`Connector::secret`] (or `Connector::oauth`); asked by [`Round::connect`](crate::Round::connect).
 #[derive(Debug, Clone)]
 pub struct Connect<'c> {
     pub(crate) connector: &'c Connector,

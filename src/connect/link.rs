@@ -3,10 +3,11 @@
 //! their own kind, bound to the connect route's URL, never readable or
 //! changeable by whoever holds the text.
 //!
-//! Two kinds, one shape: the link the client opens (`connect-link`) and the
-//! ticket the secret page posts back (`connect-form`). Each holds the
-//! link's claims; a ticket also holds the browser binding (the hash of the
-//! CSRF cookie) it was issued for.
+//! Three kinds, one shape: the link the client opens (`connect-link`), the
+//! ticket the secret page posts back (`connect-form`) and the OAuth `state`
+//! the third party hands back (`connect-state`). Each holds the link's
+//! claims; a ticket and a state also hold the browser binding (the hash of
+//! the CSRF cookie) they were issued for.
 #![cfg_attr(
     not(feature = "connect"),
     allow(dead_code, reason = "what the connect route (feature `connect`) reads")
@@ -29,6 +30,12 @@ pub(crate) enum Sealed {
     Link,
     /// The secret page's hidden ticket (its CSRF token).
     Form,
+    /// The OAuth `state` parameter the third party hands back.
+    #[cfg_attr(
+        not(feature = "connect-oauth"),
+        allow(dead_code, reason = "the OAuth step (feature `connect-oauth`)")
+    )]
+    State,
 }
 
 impl Sealed {
@@ -36,6 +43,7 @@ impl Sealed {
         match self {
             Self::Link => "connect-link",
             Self::Form => "connect-form",
+            Self::State => "connect-state",
         }
     }
 
@@ -45,6 +53,7 @@ impl Sealed {
         match self {
             Self::Link => 1,
             Self::Form => 2,
+            Self::State => 3,
         }
     }
 }
@@ -56,6 +65,8 @@ pub(crate) enum Step {
     /// A secret typed on the connect page, validated by the connection's
     /// form.
     Secret,
+    /// An OAuth authorization at the connection's third party.
+    Oauth,
 }
 
 /// What a connect link is bound to. Built by the round that asks, read by
@@ -190,6 +201,21 @@ impl fmt::Debug for LinkId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "LinkId({})", self.0)
     }
+}
+
+/// The PKCE code verifier of the OAuth `state` text `state`: 43 characters
+/// of base64url over an HMAC of it under the active key. Derived again at
+/// the callback from the state it brings back, it is never stored and never
+/// sent anywhere but to the third party's token endpoint.
+#[cfg_attr(
+    not(feature = "connect-oauth"),
+    allow(dead_code, reason = "the OAuth step (feature `connect-oauth`)")
+)]
+pub(crate) fn pkce_verifier(keys: &KeyRing, state: &str) -> zeroize::Zeroizing<String> {
+    let mut input = Vec::with_capacity(state.len().saturating_add(64));
+    crate::state::push_field(&mut input, b"mrtr-guard/v1/connect-pkce");
+    crate::state::push_field(&mut input, state.as_bytes());
+    zeroize::Zeroizing::new(crate::state::encode_text(&keys.mac32(&input)))
 }
 
 /// What a link's id is derived from: the ask, as the round sees it.
@@ -348,6 +374,16 @@ mod tests {
         }
         assert!(!LinkId::derive(&ring(8), &ask).matches(id), "another key");
         assert!(LinkId::derive(&keys, &ask).matches(id));
+    }
+
+    #[test]
+    fn the_pkce_verifier_is_43_characters_bound_to_the_state_and_key() {
+        let keys = ring(7);
+        let verifier = pkce_verifier(&keys, "state-1");
+        assert_eq!(verifier.len(), 43);
+        assert_eq!(*verifier, *pkce_verifier(&keys, "state-1"));
+        assert_ne!(*verifier, *pkce_verifier(&keys, "state-2"));
+        assert_ne!(*verifier, *pkce_verifier(&ring(8), "state-1"));
     }
 
     #[test]

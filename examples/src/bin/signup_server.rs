@@ -21,6 +21,12 @@
 //!   the `demo_user` cookie names them), types it on the server's own page;
 //!   the key is never in the chat, and a link opened by another user stores
 //!   nothing.
+//! - `import_contacts` connects the user's account at a contacts provider
+//!   through the same link: the browser is sent through the provider's
+//!   OAuth authorization (code flow, PKCE S256) and back; the tokens stay
+//!   on the server. The provider is `MRTR_GUARD_CONTACTS_ISSUER` (with
+//!   `MRTR_GUARD_CONTACTS_CLIENT_ID` and `_SECRET`, its redirect URI
+//!   `.../connect`); without it the tool is refused.
 //! - `signup` asks the account (email, plan); for the team plan the team
 //!   (size 2..500, one to three roles); then a confirmation; and summarises
 //!   the account. A decline at any round ends the flow without error.
@@ -56,7 +62,7 @@ use clap::Parser;
 use mrtr_guard::connect::route::ConnectRoute;
 use mrtr_guard::{Flow, KeyRing, StateCodec};
 use mrtr_guard_examples::signup_service::{self, Signup};
-use mrtr_guard_examples::{connect_tool, exporter, serve};
+use mrtr_guard_examples::{connect_tools, exporter, serve};
 use tracing_subscriber::EnvFilter;
 
 /// The README's demo: ShipOrder, signup and export_orders (a task),
@@ -80,6 +86,8 @@ Environment:
   MRTR_GUARD_AUDIENCE   the URL states are bound to (default: http://127.0.0.1:PORT/mcp)
   MRTR_GUARD_REDIS_URL  a Redis replay guard and task store (built with --features redis)
   MRTR_GUARD_REDIS_CA   a PEM CA certificate to trust for rediss://
+  MRTR_GUARD_CONTACTS_ISSUER, _CLIENT_ID, _CLIENT_SECRET
+                        import_contacts' OAuth provider (default: none)
   RUST_LOG              what is logged (default: info)";
 
 #[tokio::main]
@@ -102,7 +110,11 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
     let codec = serve::build_codec(serve::with_replay_guard(codec).await?)?;
-    let connector = connect_tool::connector(codec.audience(), serve::master_key()?)?;
+    let connector = connect_tools::connector(
+        codec.audience(),
+        serve::master_key()?,
+        connect_tools::contacts_provider(),
+    )?;
     let route = ConnectRoute::new(Arc::clone(&connector), signup_service::session_user);
     let store = serve::task_store().await?;
     let service = Signup::service_connected(Flow::new(codec), connector, |builder| match store {

@@ -6,7 +6,7 @@ use crate::connect::store::ConnectionStoreError;
 
 /// Tells the operator why the route refused a request: `link_refused`,
 /// `link_replayed`, `other_principal`, `ticket_refused`, `csrf`,
-/// `ticket_replayed`.
+/// `ticket_replayed`, `state_refused`, `state_replayed`.
 #[cfg(feature = "tracing")]
 pub(super) fn event(reason: &'static str) {
     tracing::warn!(
@@ -27,3 +27,13 @@ pub(super) fn store_failed(error: &ConnectionStoreError) {
 
 #[cfg(not(feature = "tracing"))]
 pub(super) fn store_failed(_: &ConnectionStoreError) {}
+
+/// Tells the operator the third party refused the code, or could not be
+/// reached (`why` holds no token and no code).
+#[cfg(all(feature = "tracing", feature = "connect-oauth"))]
+pub(super) fn exchange_failed(why: &str) {
+    tracing::warn!(name: "connect_exchange_failed", target: "mrtr_guard::connect", "{why}");
+}
+
+#[cfg(all(not(feature = "tracing"), feature = "connect-oauth"))]
+pub(super) fn exchange_failed(_: &str) {}

@@ -7,23 +7,18 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use http::{HeaderValue, Response, StatusCode, header};
+use http::{Response, StatusCode};
 use http_body_util::Full;
 use serde_json::{Map, Value, json};
-use subtle::ConstantTimeEq as _;
 use time::OffsetDateTime;
 
 use crate::connect::connection::{Connection, Credential, SecretText};
 use crate::connect::connector::Connector;
 use crate::connect::link::{LinkClaims, Sealed};
+use crate::connect::route::browser;
 use crate::connect::route::events::{event, store_failed};
 use crate::connect::route::page::{escape, page, refused};
 use crate::form::{Form, Report, Verdict};
-use crate::json::JsonDigest;
-use crate::state::fill_random;
-
-/// The cookie that binds a ticket to the browser it was shown in.
-pub(super) const COOKIE: &str = "mrtr_connect";
 
 /// The page of the secret connection `link` names, with a fresh ticket
 /// bound to a fresh cookie, which the response sets.
@@ -33,13 +28,11 @@ pub(super) fn show(
     form: &Form,
     now: OffsetDateTime,
 ) -> Response<Full<Bytes>> {
-    let mut cookie = [0u8; 32];
-    if fill_random(&mut cookie).is_err() {
+    let Some((cookie, digest)) = browser::fresh() else {
         return unavailable();
-    }
-    let cookie = crate::state::encode_text(&cookie);
+    };
     let mut ticket = link.clone();
-    ticket.browser = Some(browser_digest(&cookie));
+    ticket.browser = Some(digest);
     ticket.expires_at = now
         .unix_timestamp()
         .saturating_add(connector.link_ttl().whole_seconds());
@@ -47,18 +40,7 @@ pub(super) fn show(
         return unavailable();
     };
     let mut response = form_page(form, &ticket, None);
-    let secure = if connector.route().starts_with("https://") {
-        "; Secure"
-    } else {
-        ""
-    };
-    let set = format!(
-        "{COOKIE}={cookie}; Path={path}; HttpOnly; SameSite=Strict{secure}",
-        path = route_path(connector.route())
-    );
-    if let Ok(value) = HeaderValue::from_str(&set) {
-        response.headers_mut().insert(header::SET_COOKIE, value);
-    }
+    browser::set(response.headers_mut(), connector.route(), &cookie);
     response
 }
 
@@ -81,12 +63,7 @@ pub(super) fn submit(
         event("ticket_refused");
         return refused();
     };
-    let browser_ok = match (ticket.browser, cookie) {
-        (Some(expected), Some(cookie)) => {
-            bool::from(expected.as_bytes().ct_eq(browser_digest(cookie).as_bytes()))
-        }
-        _ => false,
-    };
+    let browser_ok = browser::matches(ticket.browser, cookie);
     if !ticket.is_for(principal) || !browser_ok {
         event(if browser_ok {
             "other_principal"
@@ -188,36 +165,10 @@ fn form_page(form: &Form, ticket: &str, report: Option<&Report>) -> Response<Ful
     page(status, form.message(), &body)
 }
 
-fn unavailable() -> Response<Full<Bytes>> {
+pub(super) fn unavailable() -> Response<Full<Bytes>> {
     page(
         StatusCode::SERVICE_UNAVAILABLE,
         "Not saved",
         "<p>The service could not save this now. Nothing was saved; try again from your client.</p>",
     )
-}
-
-/// What a ticket holds of the browser's cookie.
-fn browser_digest(cookie: &str) -> JsonDigest {
-    JsonDigest::of(&Value::String(cookie.to_owned()))
-}
-
-/// The path of the route's URL (where its cookie is sent).
-fn route_path(route: &str) -> &str {
-    let rest = route.split_once("://").map_or(route, |(_, rest)| rest);
-    let path = rest
-        .find('/')
-        .map_or("/", |at| rest.get(at..).unwrap_or("/"));
-    path.split(['?', '#']).next().unwrap_or("/")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_cookie_goes_to_the_route_path_only() {
-        assert_eq!(route_path("https://x.example/connect"), "/connect");
-        assert_eq!(route_path("https://x.example/a/connect?x=1"), "/a/connect");
-        assert_eq!(route_path("https://x.example"), "/");
-    }
 }

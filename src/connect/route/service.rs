@@ -4,7 +4,9 @@
 //! open (changed, forged, expired); a browser not signed in is asked to
 //! sign in; one signed in as another principal than the link's is told so,
 //! with an event, and the link stays unused; only then is the link used up
-//! and its step shown. `POST` takes the secret page back.
+//! and its step shown. `POST` takes the secret page back. `GET ?state=…`
+//! is the third party's redirect back (feature `connect-oauth`): the
+//! connect route's URL is the OAuth client's redirect URI.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -15,7 +17,7 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use bytes::Bytes;
-use http::{Method, Request, Response, StatusCode, header};
+use http::{Method, Request, Response, StatusCode};
 use http_body::Body;
 use http_body_util::{BodyExt as _, Full, Limited};
 use time::OffsetDateTime;
@@ -23,9 +25,10 @@ use tower_service::Service;
 
 use crate::connect::connector::Connector;
 use crate::connect::link::{LinkClaims, Sealed, Step};
+use crate::connect::route::browser;
 use crate::connect::route::events::event;
 use crate::connect::route::page::{other_principal, page, refused, sign_in};
-use crate::connect::route::secret::{self, COOKIE};
+use crate::connect::route::secret;
 
 /// The body of every response of the route.
 pub type ConnectBody = Full<Bytes>;
@@ -73,10 +76,25 @@ impl ConnectRoute {
         match parts.method {
             Method::GET | Method::HEAD => {
                 let query = parts.uri.query().unwrap_or_default();
-                match unique_pairs(query.as_bytes()).and_then(|mut pairs| pairs.remove("link")) {
-                    Some(link) => self.open(&link, principal.as_deref(), now),
-                    None => refused(),
+                let Some(mut pairs) = unique_pairs(query.as_bytes()) else {
+                    return refused();
+                };
+                if let Some(link) = pairs.remove("link") {
+                    return self.open(&link, principal.as_deref(), now);
                 }
+                #[cfg(feature = "connect-oauth")]
+                if pairs.contains_key("state") {
+                    let cookie = browser::cookie(&parts.headers);
+                    return super::oauth::callback(
+                        &self.connector,
+                        principal.as_deref(),
+                        cookie.as_deref(),
+                        &pairs,
+                        now,
+                    )
+                    .await;
+                }
+                refused()
             }
             Method::POST => {
                 let Ok(collected) = Limited::new(body, MAX_BODY).collect().await else {
@@ -85,7 +103,7 @@ impl ConnectRoute {
                 let Some(fields) = unique_pairs(&collected.to_bytes()) else {
                     return refused();
                 };
-                let cookie = cookie(&parts.headers);
+                let cookie = browser::cookie(&parts.headers);
                 secret::submit(
                     &self.connector,
                     principal.as_deref(),
@@ -123,17 +141,26 @@ impl ConnectRoute {
             event("other_principal");
             return other_principal();
         }
-        let form = match &link.step {
-            Step::Secret => connector.secret_form(&link.connection),
-        };
-        let Some(form) = form else {
+        if !connector.knows(&link.connection, &link.step) {
             return refused();
-        };
+        }
         if connector.consume(&link, Sealed::Link, now).is_err() {
             event("link_replayed");
             return refused();
         }
-        secret::show(connector, &link, form, now)
+        match &link.step {
+            Step::Secret => match connector.secret_form(&link.connection) {
+                Some(form) => secret::show(connector, &link, form, now),
+                None => refused(),
+            },
+            #[cfg(feature = "connect-oauth")]
+            Step::Oauth => match connector.oauth_provider(&link.connection) {
+                Some(provider) => super::oauth::start(connector, &link, provider, now),
+                None => refused(),
+            },
+            #[cfg(not(feature = "connect-oauth"))]
+            Step::Oauth => refused(),
+        }
     }
 }
 
@@ -180,22 +207,6 @@ fn unique_pairs(input: &[u8]) -> Option<BTreeMap<String, String>> {
     Some(pairs)
 }
 
-/// The route's cookie, if the request carries it once.
-fn cookie(headers: &http::HeaderMap) -> Option<String> {
-    let mut found = None;
-    for value in headers.get_all(header::COOKIE) {
-        for pair in value.to_str().ok()?.split(';') {
-            if let Some((name, value)) = pair.trim().split_once('=')
-                && name == COOKIE
-                && found.replace(value.to_owned()).is_some()
-            {
-                return None;
-            }
-        }
-    }
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -204,17 +215,5 @@ mod tests {
     fn a_repeated_name_is_refused() {
         assert!(unique_pairs(b"a=1&b=2").is_some());
         assert!(unique_pairs(b"a=1&a=2").is_none());
-    }
-
-    #[test]
-    fn a_repeated_cookie_is_refused() {
-        let mut headers = http::HeaderMap::new();
-        headers.append(
-            header::COOKIE,
-            "x=1; mrtr_connect=abc".parse().expect("header"),
-        );
-        assert_eq!(cookie(&headers).as_deref(), Some("abc"));
-        headers.append(header::COOKIE, "mrtr_connect=def".parse().expect("header"));
-        assert_eq!(cookie(&headers), None);
     }
 }

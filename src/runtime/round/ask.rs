@@ -71,6 +71,9 @@ impl Round<'_> {
     /// Asks the user to visit `url` (URL-mode elicitation), or returns the
     /// decision. `Accepted(())` is consent, not completion: check yourself
     /// that the out-of-band step finished, and ask under a new key if not.
+    /// For a secret or a third party's authorization, use
+    /// [`connect`](Self::connect), which proves the user who opens the URL
+    /// is the caller and checks completion.
     pub fn url(&mut self, key: &str, message: &str, url: &str) -> Reply<()> {
         let request = InputRequest::Elicitation(ElicitRequest::url(message, url));
         self.resolve(key, request, |response| match response {

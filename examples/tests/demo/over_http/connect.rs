@@ -22,7 +22,7 @@ use std::sync::Arc;
 use mrtr_guard::connect::Connector;
 use mrtr_guard::connect::route::ConnectRoute;
 use mrtr_guard::{Flow, KeyRing, MasterKey, StateCodec};
-use mrtr_guard_examples::connect_tool::{WEATHER, weather_form};
+use mrtr_guard_examples::connect_tools::{WEATHER, weather_form};
 use mrtr_guard_examples::serve;
 use mrtr_guard_examples::signup_service::{Signup, session_user};
 use serde_json::{Value, json};

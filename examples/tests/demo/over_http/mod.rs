@@ -10,7 +10,8 @@
 //! (`minimal`); and the demo's opt-in Prometheus exporter (`metrics`).
 //! Every demo binary's command line: `--help` and usage errors (`usage`).
 //! `connect` drives `weather_report`'s connect link through the browser's
-//! side of the connect route, and every attack on it.
+//! side of the connect route, and every attack on it; `connect_oauth`
+//! drives `import_contacts` through a real authorization server.
 //! `binary` runs a demo binary as a process, `server` serves the demo's
 //! router in process on a free port; `tasks/` drives `export_orders` as a
 //! task; `authentication` counts the principal function's runs: once a
@@ -21,6 +22,7 @@ mod authentication;
 mod binary;
 mod client;
 mod connect;
+mod connect_oauth;
 mod endpoint;
 mod invalid_answers;
 mod metrics;

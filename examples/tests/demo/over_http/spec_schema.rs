@@ -228,7 +228,7 @@ async fn discovery_and_the_tool_list_validate() {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 5, "{names:?}");
+    assert_eq!(names.len(), 6, "{names:?}");
 }
 
 /// Every round of the demo's tools: each form it asks (ShipOrder's,
