@@ -520,3 +520,103 @@ async fn a_client_without_url_mode_gets_32021() {
     assert_eq!(refused["error"]["code"], -32021, "{refused}");
     assert!(refused.to_string().contains("url"), "{refused}");
 }
+
+/// The same tool on a `2025-11-25` session: the link goes out as a
+/// server-initiated URL-mode `elicitation/create` (with its
+/// `elicitationId`), the browser completes the page, the client's
+/// `accept` over the session completes the call; another principal's
+/// browser stored nothing on the way.
+#[tokio::test]
+async fn the_tool_completes_on_a_2025_11_25_session() {
+    use super::sessions::send;
+
+    let (addr, connector) = demo().await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {"url": {}}},
+        "clientInfo": {"name": "connect-test", "version": "0"}}});
+    let reply = send(addr, "POST", Some("alice"), None, &[], Some(&init))
+        .await
+        .finish()
+        .await;
+    assert_eq!(reply.status, 200);
+    let session = reply.header("mcp-session-id").unwrap().to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = send(
+        addr,
+        "POST",
+        Some("alice"),
+        Some(&session),
+        &[],
+        Some(&initialized),
+    )
+    .await;
+    assert_eq!(reply.status, 202);
+
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+        "params": {"name": "weather_report", "arguments": {"city": "Oslo"}}});
+    let mut call = send(
+        addr,
+        "POST",
+        Some("alice"),
+        Some(&session),
+        &[],
+        Some(&call),
+    )
+    .await;
+    assert_eq!(call.status, 200);
+    let ask = call.next_message().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    assert_eq!(ask["params"]["mode"], "url", "{ask}");
+    assert!(
+        ask["params"]["elicitationId"]
+            .as_str()
+            .is_some_and(|id| !id.is_empty()),
+        "{ask}"
+    );
+    let link = ask["params"]["url"].as_str().unwrap().to_owned();
+
+    assert_eq!(open(addr, "bob", &link).await.status, 403);
+    let page = open(addr, "alice", &link).await;
+    let done = post(
+        addr,
+        "alice",
+        Some(&page.cookie()),
+        &page.ticket(),
+        ALICE_KEY,
+    )
+    .await;
+    assert_eq!(done.status, 200, "{}", done.body);
+
+    let accept = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept"}});
+    let reply = send(
+        addr,
+        "POST",
+        Some("alice"),
+        Some(&session),
+        &[],
+        Some(&accept),
+    )
+    .await;
+    assert_eq!(reply.status, 202);
+    let result = call.next_message().await;
+    assert_eq!(result["id"], 7, "{result}");
+    let text = result["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(
+        text,
+        format!(
+            "Weather for Oslo: sunny. Fetched with your {}-character API key.",
+            ALICE_KEY.len()
+        ),
+        "{result}"
+    );
+    assert!(!result.to_string().contains(ALICE_KEY));
+    assert!(
+        connector
+            .connection(Some("bob"), WEATHER)
+            .unwrap()
+            .is_none()
+    );
+}
