@@ -86,6 +86,9 @@ pub fn weather_report(
     connector: &Connector,
     city: &str,
 ) -> Result<String, Stop> {
+    // A report takes a while: a task, for a client with the extension (the
+    // link is then asked inside the task, and answered by tasks/update).
+    round.task()?;
     let connection = round.connect(
         "weather-key",
         "Connect your weather service: enter your API key on the page this link opens.",

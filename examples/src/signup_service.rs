@@ -219,7 +219,8 @@ impl Signup {
         let export = Arc::new(export_forms()?);
         let builder = McpServer::builder(flow)
             .authenticate(bearer)
-            .task_tool("export_orders", TaskSupport::Optional);
+            .task_tool("export_orders", TaskSupport::Optional)
+            .task_tool("weather_report", TaskSupport::Optional);
         let service = settings(builder).build(|flow| Self {
             flow,
             forms,

@@ -620,3 +620,83 @@ async fn the_tool_completes_on_a_2025_11_25_session() {
             .is_none()
     );
 }
+
+/// The same tool as a task (a client with the Tasks extension): the link
+/// is asked inside the task and parked; an `accept` before the step
+/// completed asks again with a fresh link; once the browser completed the
+/// page, `tasks/update` with the `accept` resumes the task, which completes
+/// with the key read from the store.
+#[tokio::test]
+async fn the_tool_completes_inside_a_task() {
+    use super::tasks::{outstanding, settled, update};
+
+    let (addr, connector) = demo().await;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {
+            "elicitation": {"url": {}},
+            "extensions": {"io.modelcontextprotocol/tasks": {}},
+        },
+    });
+    let params = json!({"name": "weather_report", "arguments": {"city": "Lima"}, "_meta": meta});
+    let created = rpc(addr, "alice", "tools/call", "weather_report", &params).await;
+    assert_eq!(created["result"]["resultType"], "task", "{created}");
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+
+    let parked = settled(addr, "alice", &id).await;
+    let key = outstanding(&parked);
+    let ask = &parked["inputRequests"][&key];
+    assert_eq!(ask["params"]["mode"], "url", "{parked}");
+    let link = ask["params"]["url"].as_str().unwrap().to_owned();
+
+    let early = update(
+        addr,
+        "alice",
+        &id,
+        json!({key.clone(): {"action": "accept"}}),
+    )
+    .await;
+    assert_eq!(
+        early["result"],
+        json!({"resultType": "complete"}),
+        "{early}"
+    );
+    let again = settled(addr, "alice", &id).await;
+    let key = outstanding(&again);
+    let fresh = again["inputRequests"][&key]["params"]["url"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_ne!(fresh, link, "{again}");
+    assert!(
+        connector
+            .connection(Some("alice"), WEATHER)
+            .unwrap()
+            .is_none()
+    );
+
+    assert_eq!(open(addr, "bob", &fresh).await.status, 403);
+    let page = open(addr, "alice", &fresh).await;
+    let done = post(
+        addr,
+        "alice",
+        Some(&page.cookie()),
+        &page.ticket(),
+        ALICE_KEY,
+    )
+    .await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    let ack = update(addr, "alice", &id, json!({key: {"action": "accept"}})).await;
+    assert_eq!(ack["result"], json!({"resultType": "complete"}), "{ack}");
+    let finished = settled(addr, "alice", &id).await;
+    assert_eq!(finished["status"], "completed", "{finished}");
+    assert_eq!(
+        finished["result"]["content"][0]["text"],
+        format!(
+            "Weather for Lima: sunny. Fetched with your {}-character API key.",
+            ALICE_KEY.len()
+        ),
+        "{finished}"
+    );
+    assert!(!finished.to_string().contains(ALICE_KEY));
+}
