@@ -1,5 +1,5 @@
-//! The key layout on Redis, written once: every key the replay guard and
-//! the task store write is built here ([`Key`]), under one prefix rule, and
+//! The key layout on Redis, written once: every key the replay guard, the
+//! task store and the connection store write is built here ([`Key`]), under one prefix rule, and
 //! every one is written with a relative TTL ([`time_to_live_ms`]).
 //! `docs/REDIS.md` is its document (each key's type, TTL and writer, the
 //! prefix rule, the Cluster hash tag); a test below reads that document's
@@ -50,6 +50,8 @@ pub(crate) enum Key<'a> {
     Charges,
     /// The task store's bytes held, by owner and in all.
     Bytes,
+    /// The connection store's sealed connection of an owner, by name.
+    Connection(PrincipalKey, &'a str),
 }
 
 impl Key<'_> {
@@ -72,6 +74,10 @@ impl Key<'_> {
             Self::Held => format!("{prefix}:tasks:{{{prefix}}}:held"),
             Self::Charges => format!("{prefix}:tasks:{{{prefix}}}:charges"),
             Self::Bytes => format!("{prefix}:tasks:{{{prefix}}}:bytes"),
+            // The name hex-encoded: any text, one key.
+            Self::Connection(owner, name) => {
+                format!("{prefix}:connection:{owner}:{}", hex(name.as_bytes()))
+            }
         }
     }
 }
@@ -140,6 +146,7 @@ mod tests {
     const PRINCIPAL: [u8; 16] = [0x01; 16];
     const TASK: &str = "cdcdcdcdcdcdcdcdcdcdcdcdcdcdcdcd";
     const ANSWER: [u8; 32] = [0x0f; 32];
+    const NAME: &str = "contacts";
 
     /// One of each key, in the order the document lists them: the match
     /// names every kind, so a kind added to [`Key`] does not compile here
@@ -158,7 +165,8 @@ mod tests {
                 Key::OwnerTasks(_) => Some(Key::Held),
                 Key::Held => Some(Key::Charges),
                 Key::Charges => Some(Key::Bytes),
-                Key::Bytes => None,
+                Key::Bytes => Some(Key::Connection(PrincipalKey::from_bytes(PRINCIPAL), NAME)),
+                Key::Connection(..) => None,
             };
             keys.push(key);
         }
@@ -198,6 +206,7 @@ mod tests {
             .replace("<principal key>", &hex16(PRINCIPAL[0]))
             .replace("<task id>", TASK)
             .replace("<answer key>", &hex(&ANSWER))
+            .replace("<connection name>", &hex(NAME.as_bytes()))
     }
 
     #[test]

@@ -1,9 +1,12 @@
 //! Feature `redis`: one Redis client, and the contracts it implements for a
 //! server that runs as several instances: the replay guard
 //! ([`RedisReplayGuard`], the [`ReplayGuard`](crate::state::ReplayGuard)
-//! contract) and the task store ([`RedisTaskStore`], the
-//! [`TaskStore`](crate::task::TaskStore) contract). The contracts, and their
-//! in-process implementations, stay beside their callers (`state`, `task`).
+//! contract), the task store ([`RedisTaskStore`], the
+//! [`TaskStore`](crate::task::TaskStore) contract) and the connection store
+//! ([`RedisConnectionStore`], the
+//! [`ConnectionStore`](crate::connect::ConnectionStore) contract). The
+//! contracts, and their in-process implementations, stay beside their
+//! callers (`state`, `task`, `connect`).
 //!
 //! The client's files, bottom-up: `error` ([`RedisConfigError`], and
 //! [`RedisUnavailable`]: a Redis failure told without its text), `layout`
@@ -17,9 +20,10 @@
 //! `watcher` (looking at Redis: on each new connection and when a contract
 //! looks again), `settings` (what every builder on the client sets alike,
 //! checked once, its setters written once). Then one folder per contract, each on the client and
-//! neither on the other: `replay/` (the replay guard) and `task/` (the task
-//! store).
+//! none on another: `replay/` (the replay guard), `task/` (the task
+//! store) and `connect/` (the connection store).
 
+mod connect;
 mod connection;
 mod endpoint;
 mod error;
@@ -31,6 +35,7 @@ mod task;
 mod watch;
 mod watcher;
 
+pub use connect::{RedisConnectionStore, RedisConnectionStoreBuilder};
 pub use error::{RedisConfigError, RedisUnavailable};
 pub use replay::{RedisReplayGuard, RedisReplayGuardBuilder};
 pub use task::{RedisTaskStore, RedisTaskStoreBuilder};

@@ -172,10 +172,6 @@ impl MasterKey {
         &self.cipher
     }
 
-    #[cfg_attr(
-        not(feature = "server"),
-        expect(dead_code, reason = "the task host (feature server) seals its records")
-    )]
     pub(crate) fn record_cipher(&self) -> &XChaCha20Poly1305 {
         &self.record
     }
