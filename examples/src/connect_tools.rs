@@ -11,7 +11,8 @@
 use std::sync::Arc;
 
 use mrtr_guard::connect::{
-    Connector, ConnectorBuilder, ConnectorConfigError, MemoryConnectionStore, OAuthProvider,
+    ConnectionStore, Connector, ConnectorBuilder, ConnectorConfigError, MemoryConnectionStore,
+    OAuthProvider,
 };
 use mrtr_guard::form::FormError;
 use mrtr_guard::{Field, Form, KeyRing, MasterKey, Round, RpcError, Stop};
@@ -37,7 +38,8 @@ pub fn weather_form() -> Result<Form, FormError> {
 }
 
 /// The demo's connector: its route beside the MCP endpoint (`.../mcp`
-/// becomes `.../connect`), sealing with `key`, connections in memory.
+/// becomes `.../connect`), sealing with `key`, connections in `store`
+/// (in this process' memory when `None`).
 ///
 /// # Errors
 ///
@@ -45,10 +47,11 @@ pub fn weather_form() -> Result<Form, FormError> {
 pub fn connector(
     audience: &str,
     key: MasterKey,
+    store: Option<Arc<dyn ConnectionStore>>,
     contacts: Option<OAuthProvider>,
 ) -> Result<Arc<Connector>, Box<dyn std::error::Error>> {
     let route = connect_route(audience);
-    let store = Arc::new(MemoryConnectionStore::new(10_000));
+    let store = store.unwrap_or_else(|| Arc::new(MemoryConnectionStore::new(10_000)));
     let builder = Connector::builder(route, KeyRing::new(key), store);
     connect(builder, contacts)
 }

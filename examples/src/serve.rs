@@ -108,6 +108,42 @@ pub async fn task_store()
     Ok(Some(std::sync::Arc::new(store)))
 }
 
+/// The connection store every instance shares, from `MRTR_GUARD_REDIS_URL`
+/// (and `MRTR_GUARD_REDIS_CA`), as the task store: `None` when it is not
+/// set (each instance then keeps its connections in its own memory).
+///
+/// # Errors
+///
+/// A Redis that cannot be reached or may evict, with what to change.
+#[cfg(feature = "redis")]
+pub async fn connection_store() -> Result<
+    Option<std::sync::Arc<dyn mrtr_guard::connect::ConnectionStore>>,
+    Box<dyn std::error::Error>,
+> {
+    let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
+        return Ok(None);
+    };
+    let mut store = mrtr_guard::redis::RedisConnectionStore::builder(url);
+    if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
+        store = store.ca_certificate_pem(std::fs::read(path)?);
+    }
+    let store = store.connect().await.map_err(|error| error.to_string())?;
+    Ok(Some(std::sync::Arc::new(store)))
+}
+
+/// Without feature `redis`: no shared store.
+///
+/// # Errors
+///
+/// Never; `with_replay_guard` refuses the Redis URL first.
+#[cfg(not(feature = "redis"))]
+pub async fn connection_store() -> Result<
+    Option<std::sync::Arc<dyn mrtr_guard::connect::ConnectionStore>>,
+    Box<dyn std::error::Error>,
+> {
+    Ok(None)
+}
+
 /// Without feature `redis`: no shared store.
 ///
 /// # Errors

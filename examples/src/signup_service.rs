@@ -200,7 +200,8 @@ impl Signup {
         // A connector of its own, with a key of its own: the caller that
         // serves its route builds it and calls `service_connected`.
         let audience = flow.codec().audience().to_owned();
-        let connector = crate::connect_tools::connector(&audience, MasterKey::generate()?, None)?;
+        let connector =
+            crate::connect_tools::connector(&audience, MasterKey::generate()?, None, None)?;
         Self::service_connected(flow, connector, settings)
     }
 

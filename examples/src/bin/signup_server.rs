@@ -42,8 +42,10 @@
 //! - `MRTR_GUARD_AUDIENCE`: the URL clients reach them at (default
 //!   `http://127.0.0.1:PORT/mcp`), which states are bound to;
 //! - `MRTR_GUARD_REDIS_URL` (built with `--features redis`): a
-//!   Redis replay guard, so each state opens once across all of them, and a
-//!   Redis task store, so that any of them serves any task;
+//!   Redis replay guard, so each state opens once across all of them, a
+//!   Redis task store, so that any of them serves any task, and a Redis
+//!   connection store, so that a connection made through any of them is
+//!   read by all;
 //!   `redis://` or `rediss://`, and `MRTR_GUARD_REDIS_CA`, the path of a PEM
 //!   CA certificate to trust instead of the Mozilla roots.
 //!
@@ -113,6 +115,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let connector = connect_tools::connector(
         codec.audience(),
         serve::master_key()?,
+        serve::connection_store().await?,
         connect_tools::contacts_provider(),
     )?;
     let route = ConnectRoute::new(Arc::clone(&connector), signup_service::session_user);
