@@ -66,6 +66,9 @@ pub enum Misuse {
         /// The connection's name.
         name: String,
     },
+    /// The handler asked for a connection in an anonymous call: a connect
+    /// link proves the browser user is the caller, which needs a caller.
+    AnonymousConnect,
 }
 
 impl Misuse {
@@ -80,6 +83,7 @@ impl Misuse {
             Self::InvalidForm(_) => "invalid_form",
             Self::TaskNotDeclared => "task_not_declared",
             Self::UnknownConnection { .. } => "unknown_connection",
+            Self::AnonymousConnect => "anonymous_connect",
         }
     }
 
@@ -132,6 +136,10 @@ impl fmt::Display for Misuse {
                 f,
                 "the handler asked for the connection {name:?}, which its connector does not \
                  declare: declare it with ConnectorBuilder::secret"
+            ),
+            Self::AnonymousConnect => f.write_str(
+                "the handler asked for a connection (Round::connect) in an anonymous call: \
+                 a connect link is bound to the caller, so authenticate the call first",
             ),
         }
     }

@@ -74,7 +74,8 @@ impl ConnectRoute {
         let principal = (self.authenticate)(&parts).filter(|principal| !principal.is_empty());
         let now = OffsetDateTime::now_utc();
         match parts.method {
-            Method::GET | Method::HEAD => {
+            // Not HEAD: opening a link uses it up, and a HEAD is no visit.
+            Method::GET => {
                 let query = parts.uri.query().unwrap_or_default();
                 let Some(mut pairs) = unique_pairs(query.as_bytes()) else {
                     return refused();

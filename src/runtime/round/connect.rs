@@ -35,7 +35,9 @@ impl Round<'_> {
     /// [`Stop::Declined`] / [`Stop::Cancelled`]; `-32021` naming
     /// `elicitation.url` when the client cannot open URLs; an internal
     /// error when the connector does not declare the connection
-    /// ([`Misuse::UnknownConnection`]) or its store fails.
+    /// ([`Misuse::UnknownConnection`]), when the call is anonymous
+    /// ([`Misuse::AnonymousConnect`]: nobody to prove in the browser), or
+    /// when its store fails.
     pub fn connect(
         &mut self,
         key: &str,
@@ -50,6 +52,9 @@ impl Round<'_> {
                 }
                 .into_error(),
             ));
+        }
+        if self.principal().is_none() {
+            return Err(Stop::Error(Misuse::AnonymousConnect.into_error()));
         }
         // The question, as the state records it: without the link, which is
         // fresh in every round.
