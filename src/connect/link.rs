@@ -396,6 +396,25 @@ mod tests {
         assert!(!link.is_for(None));
     }
 
+    proptest::proptest! {
+        /// Whatever text the route is given as a link, ticket or state, it
+        /// opens as nothing and never panics: the text and a sealed link
+        /// with bytes appended or cut.
+        #[test]
+        fn arbitrary_text_never_opens(text in "\\PC{0,600}", cut in 0usize..400, tail in "[A-Za-z0-9_-]{0,8}") {
+            let keys = ring(7);
+            let now = at(1_800_000_100);
+            for kind in [Sealed::Link, Sealed::Form, Sealed::State] {
+                proptest::prop_assert!(LinkClaims::open(&keys, kind, ROUTE, &text, now).is_none());
+            }
+            let sealed = claims(&keys).seal(&keys, Sealed::Link, ROUTE).expect("sealed");
+            let changed = format!("{}{tail}", sealed.get(..cut.min(sealed.len())).unwrap_or_default());
+            if changed != sealed {
+                proptest::prop_assert!(LinkClaims::open(&keys, Sealed::Link, ROUTE, &changed, now).is_none());
+            }
+        }
+    }
+
     #[test]
     fn debug_names_no_principal_or_tool() {
         let keys = ring(7);

@@ -242,6 +242,28 @@ async fn every_round_of_the_demo_tools_validates() {
 
     completes(&spec, "ping", &call(addr, "ping", &first("ping")).await);
 
+    // weather_report: a URL-mode connect link, and the link asked again
+    // after an accept the step did not back.
+    let url_meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"url": {}}},
+    });
+    let weather =
+        json!({"name": "weather_report", "arguments": {"city": "Oslo"}, "_meta": url_meta});
+    let state = asks(
+        &spec,
+        "weather_report's connect link",
+        &call(addr, "weather_report", &weather).await,
+    );
+    let mut accepted = weather.clone();
+    accepted["inputResponses"] = json!({"weather-key": {"action": "accept"}});
+    accepted["requestState"] = json!(state);
+    asks(
+        &spec,
+        "weather_report's link asked again",
+        &call(addr, "weather_report", &accepted).await,
+    );
+
     let asked = call(addr, "ShipOrder", &first("ShipOrder")).await;
     let state = asks(&spec, "ShipOrder's ask", &asked);
     let shipped = call(
