@@ -1,17 +1,28 @@
 //! The browser binding: a fresh random cookie (`HttpOnly`,
-//! `SameSite=Strict`, on the route's path only) whose hash a ticket or an
-//! OAuth state carries, so that only the browser the route answered can
-//! bring it back.
+//! `SameSite=Strict`, on the route's path only, for the link's TTL) whose
+//! hash a ticket or an OAuth state carries, so that only the browser the
+//! route answered can bring it back. Each link has a cookie of its own
+//! (named after the link's id), so that flows open at once in one browser
+//! do not displace each other.
 
 use http::{HeaderMap, HeaderValue, header};
 use serde_json::Value;
 use subtle::ConstantTimeEq as _;
 
+use crate::connect::connector::Connector;
+use crate::connect::link::LinkClaims;
 use crate::json::JsonDigest;
 use crate::state::fill_random;
 
-/// The cookie's name.
+/// The start of every binding cookie's name.
 pub(super) const COOKIE: &str = "mrtr_connect";
+
+/// The name of the cookie of the link `link`: [`COOKIE`], `_`, the first
+/// 16 hex digits of its id.
+pub(super) fn name(link: &LinkClaims) -> String {
+    let id = link.id.as_flow().to_string();
+    format!("{COOKIE}_{}", id.get(..16).unwrap_or(&id))
+}
 
 /// A fresh binding: the cookie's value and its hash; `None` when the OS
 /// random generator fails.
@@ -23,16 +34,20 @@ pub(super) fn fresh() -> Option<(String, JsonDigest)> {
     Some((cookie, digest))
 }
 
-/// Sets `cookie` on a response of the route at `route`.
-pub(super) fn set(headers: &mut HeaderMap, route: &str, cookie: &str) {
+/// Sets `cookie`, the binding of `link`, on a response of `connector`'s
+/// route, for as long as a link opens.
+pub(super) fn set(headers: &mut HeaderMap, connector: &Connector, link: &LinkClaims, cookie: &str) {
+    let route = connector.route();
     let secure = if route.starts_with("https://") {
         "; Secure"
     } else {
         ""
     };
     let set = format!(
-        "{COOKIE}={cookie}; Path={path}; HttpOnly; SameSite=Strict{secure}",
-        path = route_path(route)
+        "{name}={cookie}; Path={path}; Max-Age={age}; HttpOnly; SameSite=Strict{secure}",
+        name = name(link),
+        path = route_path(route),
+        age = connector.link_ttl().whole_seconds(),
     );
     if let Ok(value) = HeaderValue::from_str(&set) {
         headers.insert(header::SET_COOKIE, value);
@@ -49,13 +64,18 @@ pub(super) fn matches(expected: Option<JsonDigest>, cookie: Option<&str>) -> boo
     }
 }
 
-/// The route's cookie, if the request carries it once.
-pub(super) fn cookie(headers: &HeaderMap) -> Option<String> {
+/// The binding cookie of `link`, if the request carries it once.
+pub(super) fn cookie(headers: &HeaderMap, link: &LinkClaims) -> Option<String> {
+    value(headers, &name(link))
+}
+
+/// The cookie `wanted`, if the request carries it once.
+fn value(headers: &HeaderMap, wanted: &str) -> Option<String> {
     let mut found = None;
     for value in headers.get_all(header::COOKIE) {
         for pair in value.to_str().ok()?.split(';') {
             if let Some((name, value)) = pair.trim().split_once('=')
-                && name == COOKIE
+                && name == wanted
                 && found.replace(value.to_owned()).is_some()
             {
                 return None;
@@ -96,9 +116,10 @@ mod tests {
             header::COOKIE,
             "x=1; mrtr_connect=abc".parse().expect("header"),
         );
-        assert_eq!(cookie(&headers).as_deref(), Some("abc"));
+        assert_eq!(value(&headers, COOKIE).as_deref(), Some("abc"));
+        assert_eq!(value(&headers, "mrtr_connect_1"), None);
         headers.append(header::COOKIE, "mrtr_connect=def".parse().expect("header"));
-        assert_eq!(cookie(&headers), None);
+        assert_eq!(value(&headers, COOKIE), None);
     }
 
     #[test]

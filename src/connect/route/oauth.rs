@@ -53,7 +53,7 @@ pub(super) fn start(
         "<p>Continue at the service you are connecting.</p>",
     );
     response.headers_mut().insert(header::LOCATION, location);
-    browser::set(response.headers_mut(), connector.route(), &cookie);
+    browser::set(response.headers_mut(), connector, link, &cookie);
     response
 }
 
@@ -62,7 +62,7 @@ pub(super) fn start(
 pub(super) async fn callback(
     connector: &Connector,
     principal: Option<&str>,
-    cookie: Option<&str>,
+    headers: &http::HeaderMap,
     query: &BTreeMap<String, String>,
     now: OffsetDateTime,
 ) -> Response<Full<Bytes>> {
@@ -80,7 +80,8 @@ pub(super) async fn callback(
         event("state_refused");
         return refused();
     };
-    if !state.is_for(principal) || !browser::matches(state.browser, cookie) {
+    let cookie = browser::cookie(headers, &state);
+    if !state.is_for(principal) || !browser::matches(state.browser, cookie.as_deref()) {
         event(if state.is_for(principal) {
             "csrf"
         } else {

@@ -40,7 +40,7 @@ pub(super) fn show(
         return unavailable();
     };
     let mut response = form_page(form, &ticket, None);
-    browser::set(response.headers_mut(), connector.route(), &cookie);
+    browser::set(response.headers_mut(), connector, link, &cookie);
     response
 }
 
@@ -50,7 +50,7 @@ pub(super) fn show(
 pub(super) fn submit(
     connector: &Connector,
     principal: Option<&str>,
-    cookie: Option<&str>,
+    headers: &http::HeaderMap,
     fields: &BTreeMap<String, String>,
     now: OffsetDateTime,
 ) -> Response<Full<Bytes>> {
@@ -63,7 +63,8 @@ pub(super) fn submit(
         event("ticket_refused");
         return refused();
     };
-    let browser_ok = browser::matches(ticket.browser, cookie);
+    let cookie = browser::cookie(headers, &ticket);
+    let browser_ok = browser::matches(ticket.browser, cookie.as_deref());
     if !ticket.is_for(principal) || !browser_ok {
         event(if browser_ok {
             "other_principal"

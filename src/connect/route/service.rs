@@ -25,7 +25,6 @@ use tower_service::Service;
 
 use crate::connect::connector::Connector;
 use crate::connect::link::{LinkClaims, Sealed, Step};
-use crate::connect::route::browser;
 use crate::connect::route::events::event;
 use crate::connect::route::page::{other_principal, page, refused, sign_in};
 use crate::connect::route::secret;
@@ -85,11 +84,10 @@ impl ConnectRoute {
                 }
                 #[cfg(feature = "connect-oauth")]
                 if pairs.contains_key("state") {
-                    let cookie = browser::cookie(&parts.headers);
                     return super::oauth::callback(
                         &self.connector,
                         principal.as_deref(),
-                        cookie.as_deref(),
+                        &parts.headers,
                         &pairs,
                         now,
                     )
@@ -104,11 +102,10 @@ impl ConnectRoute {
                 let Some(fields) = unique_pairs(&collected.to_bytes()) else {
                     return refused();
                 };
-                let cookie = browser::cookie(&parts.headers);
                 secret::submit(
                     &self.connector,
                     principal.as_deref(),
-                    cookie.as_deref(),
+                    &parts.headers,
                     &fields,
                     now,
                 )

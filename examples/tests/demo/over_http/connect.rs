@@ -263,7 +263,15 @@ async fn the_connect_page_completes_the_tool_and_the_key_never_reaches_the_clien
     let csp = page.header("content-security-policy").unwrap();
     assert!(csp.contains("default-src 'none'") && csp.contains("frame-ancestors 'none'"));
     let set_cookie = page.header("set-cookie").unwrap();
-    assert!(set_cookie.contains("HttpOnly") && set_cookie.contains("SameSite=Strict"));
+    assert!(set_cookie.starts_with("mrtr_connect_"), "{set_cookie}");
+    for part in [
+        "HttpOnly",
+        "SameSite=Strict",
+        "Path=/connect",
+        "Max-Age=300",
+    ] {
+        assert!(set_cookie.contains(part), "{part}: {set_cookie}");
+    }
     assert!(page.body.contains("type=\"password\"") && !page.body.contains("<script"));
     assert!(
         !page.body.contains("http://") && !page.body.contains("https://"),
@@ -449,8 +457,10 @@ async fn a_post_without_the_pages_cookie_or_twice_is_refused() {
     let page = open(addr, "alice", &link).await;
     let ticket = page.ticket();
     refused(&post(addr, "alice", None, &ticket, ALICE_KEY).await);
-    let forged = "mrtr_connect=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
-    refused(&post(addr, "alice", Some(forged), &ticket, ALICE_KEY).await);
+    let cookie = page.cookie();
+    let (name, _) = cookie.split_once('=').unwrap();
+    let forged = format!("{name}=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+    refused(&post(addr, "alice", Some(&forged), &ticket, ALICE_KEY).await);
     let mut changed = ticket.clone().into_bytes();
     changed[10] = if changed[10] == b'A' { b'B' } else { b'A' };
     let changed = String::from_utf8(changed).unwrap();
@@ -699,4 +709,55 @@ async fn the_tool_completes_inside_a_task() {
         "{finished}"
     );
     assert!(!finished.to_string().contains(ALICE_KEY));
+}
+
+/// Two links open at once in one browser: each page binds a cookie of its
+/// own, the browser sends both, and each page posts.
+#[tokio::test]
+async fn two_links_open_at_once_in_one_browser_both_complete() {
+    let (addr, connector) = demo().await;
+    let (first, first_state) = link_of(
+        &rpc(
+            addr,
+            "alice",
+            "tools/call",
+            "weather_report",
+            &call("Paris"),
+        )
+        .await,
+    );
+    let (second, _) =
+        link_of(&rpc(addr, "alice", "tools/call", "weather_report", &call("Rome")).await);
+    let one = open(addr, "alice", &first).await;
+    let two = open(addr, "alice", &second).await;
+    assert_ne!(
+        one.cookie().split('=').next(),
+        two.cookie().split('=').next()
+    );
+    let both = format!("{}; {}", one.cookie(), two.cookie());
+    let done = post(addr, "alice", Some(&both), &one.ticket(), ALICE_KEY).await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    let completed = rpc(
+        addr,
+        "alice",
+        "tools/call",
+        "weather_report",
+        &accept("Paris", &first_state),
+    )
+    .await;
+    assert!(text_of(&completed).is_some(), "{completed}");
+    let done = post(
+        addr,
+        "alice",
+        Some(&both),
+        &two.ticket(),
+        "wx-alice-second-0123456789",
+    )
+    .await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    let stored = connector
+        .connection(Some("alice"), WEATHER)
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.secret("apiKey"), Some("wx-alice-second-0123456789"));
 }
