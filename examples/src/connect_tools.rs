@@ -116,7 +116,8 @@ pub fn contacts_provider() -> Option<OAuthProvider> {
     let issuer = std::env::var("MRTR_GUARD_CONTACTS_ISSUER").ok()?;
     let id = std::env::var("MRTR_GUARD_CONTACTS_CLIENT_ID").ok()?;
     let provider = OAuthProvider::new(id, format!("{issuer}/auth"), format!("{issuer}/token"))
-        .scopes(["openid", "contacts.read"]);
+        .scopes(["openid", "contacts.read"])
+        .issuer(issuer);
     Some(match std::env::var("MRTR_GUARD_CONTACTS_CLIENT_SECRET") {
         Ok(secret) => provider.client_secret(secret),
         Err(_) => provider,

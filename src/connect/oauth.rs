@@ -31,6 +31,7 @@ pub struct OAuthProvider {
     authorize: String,
     token: String,
     scopes: Vec<String>,
+    issuer: Option<String>,
 }
 
 impl OAuthProvider {
@@ -48,6 +49,7 @@ impl OAuthProvider {
             authorize: authorize.into(),
             token: token.into(),
             scopes: Vec::new(),
+            issuer: None,
         }
     }
 
@@ -64,6 +66,26 @@ impl OAuthProvider {
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
+    }
+
+    /// The third party's issuer identifier: the callback then requires the
+    /// `iss` parameter (RFC 9207) to be exactly it, so that a response from
+    /// another authorization server (a mix-up) is refused before its code
+    /// is used. Set it when the third party sends `iss` (its metadata says
+    /// `authorization_response_iss_parameter_supported`).
+    #[must_use]
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.issuer = Some(issuer.into());
+        self
+    }
+
+    /// Whether a callback's `iss` parameter is acceptable: anything when no
+    /// issuer is set, else exactly the issuer.
+    pub(crate) fn accepts_issuer(&self, iss: Option<&str>) -> bool {
+        match &self.issuer {
+            None => true,
+            Some(issuer) => iss == Some(issuer.as_str()),
+        }
     }
 
     /// Whether both endpoints are absolute URLs the client can use.
@@ -180,6 +202,7 @@ impl fmt::Debug for OAuthProvider {
             .field("authorize", &self.authorize)
             .field("token", &self.token)
             .field("scopes", &self.scopes)
+            .field("issuer", &self.issuer)
             .finish_non_exhaustive()
     }
 }
@@ -215,6 +238,17 @@ mod tests {
         }
         assert!(!url.contains(&verifier) && !url.contains("s3cret"), "{url}");
         assert!(!format!("{provider:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn a_set_issuer_must_be_the_callbacks_iss() {
+        let open = OAuthProvider::new("c", "https://a/authorize", "https://a/token");
+        assert!(open.accepts_issuer(None) && open.accepts_issuer(Some("https://b")));
+        let pinned = open.issuer("https://a");
+        assert!(pinned.accepts_issuer(Some("https://a")));
+        assert!(!pinned.accepts_issuer(Some("https://b")));
+        assert!(!pinned.accepts_issuer(Some("https://a/")));
+        assert!(!pinned.accepts_issuer(None));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use crate::connect::store::ConnectionStoreError;
 
 /// Tells the operator why the route refused a request: `link_refused`,
 /// `link_replayed`, `other_principal`, `ticket_refused`, `csrf`,
-/// `ticket_replayed`, `state_refused`, `state_replayed`.
+/// `ticket_replayed`, `state_refused`, `issuer_mismatch`, `state_replayed`.
 #[cfg(feature = "tracing")]
 pub(super) fn event(reason: &'static str) {
     tracing::warn!(

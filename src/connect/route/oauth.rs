@@ -2,8 +2,8 @@
 //! own principal, the browser is sent to the third party with a `state`
 //! sealed to the link and to a fresh browser cookie, and the S256 challenge
 //! of a verifier derived from that state; the callback checks the state
-//! before anything else, then the principal and the cookie, uses the state
-//! up, exchanges the code with the verifier and keeps the tokens bound to
+//! before anything else, then the principal and the cookie, and the issuer
+//! (RFC 9207) when the provider names one, uses the state up, exchanges the code with the verifier and keeps the tokens bound to
 //! the principal.
 
 use std::collections::BTreeMap;
@@ -92,6 +92,12 @@ pub(super) async fn callback(
     let Some(provider) = connector.oauth_provider(&state.connection) else {
         return refused();
     };
+    // A response from another authorization server than the connection's
+    // (a mix-up, RFC 9207): refused before the state is used up.
+    if !provider.accepts_issuer(query.get("iss").map(String::as_str)) {
+        event("issuer_mismatch");
+        return refused();
+    }
     if connector.consume(&state, Sealed::State, now).is_err() {
         event("state_replayed");
         return refused();

@@ -118,7 +118,8 @@ async fn start() -> Option<(SocketAddr, Arc<Connector>, AuthorizationServer)> {
         format!("{}/token", server.issuer),
     )
     .client_secret(CLIENT_SECRET)
-    .scopes(["openid", "contacts.read"]);
+    .scopes(["openid", "contacts.read"])
+    .issuer(server.issuer.clone());
     let builder = Connector::builder(
         route_url,
         KeyRing::new(MasterKey::from_bytes(&[0x43; 32]).unwrap()),
@@ -500,7 +501,9 @@ async fn a_code_without_the_verifiers_match_is_refused() {
         .keys()
         .filter(|name| name.starts_with("mrtr_connect_"));
     assert_eq!(cookies.count(), 2);
-    let injected = format!("http://{addr}/connect?code={second_code}&state={first_state}");
+    let iss: String = form_urlencoded::byte_serialize(server.issuer.as_bytes()).collect();
+    let injected =
+        format!("http://{addr}/connect?code={second_code}&state={first_state}&iss={iss}");
     let page = alice.get(&injected, |_| false).await;
     assert_eq!(page.status, 502, "{page:?}");
     assert!(page.body.contains("Nothing was saved"), "{}", page.body);
@@ -514,4 +517,31 @@ fn query(url: &str, name: &str) -> String {
         .find(|(n, _)| n == name)
         .map(|(_, v)| v.into_owned())
         .unwrap_or_else(|| panic!("{name} in {url}"))
+}
+
+/// A redirect back whose `iss` names another authorization server (RFC
+/// 9207, a mix-up): refused before the state is used, nothing stored; the
+/// genuine redirect then completes.
+#[tokio::test]
+async fn a_response_from_another_issuer_is_refused() {
+    let Some((addr, connector, server)) = start().await else {
+        return;
+    };
+    let (link, _) = ask(addr).await;
+    let mut alice = Browser::signed_in(addr, "alice");
+    let back = authorize(&mut alice, &link, &server.issuer, "carol", false).await;
+    let callback = absolute(&back.url, back.location().unwrap());
+    let iss = query(&callback, "iss");
+    assert_eq!(iss, server.issuer);
+    let mixed_up = callback.replace(
+        &form_urlencoded::byte_serialize(iss.as_bytes()).collect::<String>(),
+        "https%3A%2F%2Fevil.example",
+    );
+    assert_ne!(mixed_up, callback);
+    let page = alice.get(&mixed_up, |_| false).await;
+    assert_eq!(page.status, 404, "{page:?}");
+    assert!(!stored(&connector, "alice"));
+    let done = alice.get(&callback, |_| false).await;
+    assert_eq!(done.status, 200, "{done:?}");
+    assert!(stored(&connector, "alice"));
 }
