@@ -15,7 +15,7 @@ use mrtr_guard::connect::{
     OAuthProvider,
 };
 use mrtr_guard::form::FormError;
-use mrtr_guard::{Field, Form, KeyRing, MasterKey, Round, RpcError, Stop};
+use mrtr_guard::{Field, Form, KeyRing, MasterKey, ReplayGuard, Round, RpcError, Stop};
 
 /// The connection `weather_report` needs.
 pub const WEATHER: &str = "weather-api";
@@ -38,8 +38,9 @@ pub fn weather_form() -> Result<Form, FormError> {
 }
 
 /// The demo's connector: its route beside the MCP endpoint (`.../mcp`
-/// becomes `.../connect`), sealing with `key`, connections in `store`
-/// (in this process' memory when `None`).
+/// becomes `.../connect`), sealing with `key`, connections in `store` and
+/// links used once under `guard` (each in this process' memory when
+/// `None`).
 ///
 /// # Errors
 ///
@@ -48,11 +49,15 @@ pub fn connector(
     audience: &str,
     key: MasterKey,
     store: Option<Arc<dyn ConnectionStore>>,
+    guard: Option<Arc<dyn ReplayGuard>>,
     contacts: Option<OAuthProvider>,
 ) -> Result<Arc<Connector>, Box<dyn std::error::Error>> {
     let route = connect_route(audience);
     let store = store.unwrap_or_else(|| Arc::new(MemoryConnectionStore::new(10_000)));
-    let builder = Connector::builder(route, KeyRing::new(key), store);
+    let mut builder = Connector::builder(route, KeyRing::new(key), store);
+    if let Some(guard) = guard {
+        builder = builder.replay_guard(guard);
+    }
     connect(builder, contacts)
 }
 

@@ -66,16 +66,34 @@ pub fn build_codec(codec: CodecBuilder) -> Result<StateCodec, Box<dyn std::error
 }
 
 /// Adds the Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any
-/// (`redis://` or `rediss://`; `MRTR_GUARD_REDIS_CA`, the path of a PEM CA
-/// certificate to trust instead of the Mozilla roots), connected and
-/// checked at start-up: a Redis that may evict stops the server here, with
-/// the setting to change.
-#[cfg(feature = "redis")]
+/// ([`replay_guard`]).
+///
+/// # Errors
+///
+/// As [`replay_guard`].
 pub async fn with_replay_guard(
     codec: CodecBuilder,
 ) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+    Ok(match replay_guard().await? {
+        Some(guard) => codec.replay_guard(guard),
+        None => codec,
+    })
+}
+
+/// The Redis replay guard `MRTR_GUARD_REDIS_URL` names, if any
+/// (`redis://` or `rediss://`; `MRTR_GUARD_REDIS_CA`, the path of a PEM CA
+/// certificate to trust instead of the Mozilla roots), connected and
+/// checked at start-up: a Redis that may evict stops the server here, with
+/// the setting to change. The codec and the connector share it.
+///
+/// # Errors
+///
+/// A Redis that cannot be reached or may evict, with what to change.
+#[cfg(feature = "redis")]
+pub async fn replay_guard()
+-> Result<Option<std::sync::Arc<dyn mrtr_guard::ReplayGuard>>, Box<dyn std::error::Error>> {
     let Ok(url) = std::env::var("MRTR_GUARD_REDIS_URL") else {
-        return Ok(codec);
+        return Ok(None);
     };
     let mut guard = mrtr_guard::RedisReplayGuard::builder(url);
     if let Ok(path) = std::env::var("MRTR_GUARD_REDIS_CA") {
@@ -83,7 +101,7 @@ pub async fn with_replay_guard(
     }
     // The message (what to set), not the variant, is what the operator reads.
     let guard = guard.connect().await.map_err(|error| error.to_string())?;
-    Ok(codec.replay_guard(std::sync::Arc::new(guard)))
+    Ok(Some(std::sync::Arc::new(guard)))
 }
 
 /// Without feature `redis`: `MRTR_GUARD_REDIS_URL` is refused, not ignored.
@@ -155,13 +173,18 @@ pub async fn task_store()
     Ok(None)
 }
 
+/// Without feature `redis`: no guard, and `MRTR_GUARD_REDIS_URL` refused,
+/// not ignored.
+///
+/// # Errors
+///
+/// When `MRTR_GUARD_REDIS_URL` is set.
 #[cfg(not(feature = "redis"))]
-pub async fn with_replay_guard(
-    codec: CodecBuilder,
-) -> Result<CodecBuilder, Box<dyn std::error::Error>> {
+pub async fn replay_guard()
+-> Result<Option<std::sync::Arc<dyn mrtr_guard::ReplayGuard>>, Box<dyn std::error::Error>> {
     match std::env::var_os("MRTR_GUARD_REDIS_URL") {
         Some(_) => Err("MRTR_GUARD_REDIS_URL needs --features redis".into()),
-        None => Ok(codec),
+        None => Ok(None),
     }
 }
 

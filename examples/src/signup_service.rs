@@ -201,7 +201,7 @@ impl Signup {
         // serves its route builds it and calls `service_connected`.
         let audience = flow.codec().audience().to_owned();
         let connector =
-            crate::connect_tools::connector(&audience, MasterKey::generate()?, None, None)?;
+            crate::connect_tools::connector(&audience, MasterKey::generate()?, None, None, None)?;
         Self::service_connected(flow, connector, settings)
     }
 

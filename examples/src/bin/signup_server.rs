@@ -111,11 +111,19 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
     let audience = std::env::var("MRTR_GUARD_AUDIENCE")
         .unwrap_or_else(|_| format!("http://127.0.0.1:{port}/mcp"));
     let codec = StateCodec::builder(audience, KeyRing::new(serve::master_key()?));
-    let codec = serve::build_codec(serve::with_replay_guard(codec).await?)?;
+    // One guard for both: each state, and each connect link, used once
+    // across every instance.
+    let guard = serve::replay_guard().await?;
+    let codec = match &guard {
+        Some(guard) => codec.replay_guard(Arc::clone(guard)),
+        None => codec,
+    };
+    let codec = serve::build_codec(codec)?;
     let connector = connect_tools::connector(
         codec.audience(),
         serve::master_key()?,
         serve::connection_store().await?,
+        guard,
         connect_tools::contacts_provider(),
     )?;
     let route = ConnectRoute::new(Arc::clone(&connector), signup_service::session_user);
