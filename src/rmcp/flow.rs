@@ -239,7 +239,7 @@ impl RmcpFlow {
             Some(principal) => Call::new(params).with_principal(principal),
             None => Call::new(params),
         };
-        let call = call.with_task_phase(TaskOffer::of(context.parts));
+        let call = TaskOffer::apply(call, context.parts);
         let opened = self.open(call).await.map_err(|error| {
             if error.state_error() == Some(&StateError::Replayed) {
                 ReplayNoted::note(context.parts);

@@ -110,7 +110,8 @@ pub(crate) struct TaskHead {
 }
 
 /// What only a change of the task reads: the call its runs make, the state
-/// and answers of the next run, the keys used, the mailbox.
+/// and answers of the next run, the keys used, the mailbox, the journal
+/// of steps.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct TaskBody {
     pub(crate) call: TaskCall,
@@ -128,6 +129,10 @@ pub(crate) struct TaskBody {
     /// handler, until that code takes it.
     #[serde(default)]
     pub(crate) mailbox: BTreeMap<String, Value>,
+    /// The journal: step name -> the result of each step the handler
+    /// completed, which no later run does again.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) steps: BTreeMap<String, Value>,
 }
 
 /// A record sealed for the store: its head and its body.

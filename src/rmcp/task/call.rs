@@ -73,7 +73,7 @@ impl TaskHost {
         // A replay is noted, and an answer remembered, only under a guard.
         let noted = self.guarded.then(ReplayNoted::default);
         if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
-            parts.extensions.insert(TaskOffer(phase));
+            parts.extensions.insert(TaskOffer::Phase(phase));
             if let Some(noted) = &noted {
                 parts.extensions.insert(noted.clone());
             }
@@ -123,7 +123,7 @@ impl TaskHost {
             Some(_) => TaskPhase::Synchronous,
         };
         if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
-            parts.extensions.insert(TaskOffer(phase));
+            parts.extensions.insert(TaskOffer::Phase(phase));
         }
         Ok(())
     }

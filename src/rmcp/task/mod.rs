@@ -9,7 +9,7 @@
 //! the defaults), `host` (the host: who may see a task, the one way a task
 //! changes), `call` (a `tools/call` through the host: the `-32021` gate, a
 //! task created, a final round's answer remembered), `run` (a task's run
-//! and its lease), `methods` (`tasks/get`, `tasks/update`,
+//! and its lease), `journal` (where a run's steps are recorded), `methods` (`tasks/get`, `tasks/update`,
 //! `tasks/cancel`), `view` (a task as the client sees it), `inbox`
 //! ([`TaskInbox`]: asking a task's client from outside its handler).
 
@@ -19,6 +19,8 @@ mod call;
 pub(crate) mod host;
 #[cfg(feature = "server")]
 mod inbox;
+#[cfg(feature = "server")]
+mod journal;
 #[cfg(feature = "server")]
 mod methods;
 #[cfg(feature = "server")]

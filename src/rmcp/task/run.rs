@@ -12,8 +12,9 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use super::host::{Access, Change, NotChanged, TaskHost, duration_ms, overdue};
+use super::journal::StepJournal;
 use crate::handoff::{RawArguments, TaskOffer};
-use crate::runtime::TaskPhase;
+use crate::runtime::TaskRun;
 use crate::task::TaskId;
 use crate::task::millis::millis;
 use crate::task::record::{Parked, Status, TaskHead, TaskRecord};
@@ -43,7 +44,9 @@ pub(crate) fn spawn<H: ServerHandler>(
     params.arguments.clone_from(&call.arguments);
     params.input_responses = Some(answers);
     params.request_state.clone_from(&record.body.request_state);
-    let cx = task_context(cx, record);
+    let journal = Arc::new(StepJournal::new(Arc::clone(&host), id));
+    let run = TaskRun::new(id.to_string(), record.body.steps.clone(), journal);
+    let cx = task_context(cx, record, run);
     tokio::spawn(async move {
         let run = inner.call_tool(params, cx);
         tokio::pin!(run);
@@ -67,11 +70,12 @@ pub(crate) fn spawn<H: ServerHandler>(
 
 /// The context of a run inside the task: the resuming request's, with the
 /// task call's `_meta`, the raw arguments the state is bound to, the task
-/// phase, and a cancellation of its own (the request's ends with its
-/// response).
+/// `run` (its id and journal), and a cancellation of its own (the
+/// request's ends with its response).
 fn task_context(
     cx: &RequestContext<RoleServer>,
     record: &TaskRecord,
+    run: TaskRun,
 ) -> RequestContext<RoleServer> {
     let call = &record.body.call;
     let mut cx = cx.clone();
@@ -85,7 +89,7 @@ fn task_context(
             call.name.clone(),
             call.arguments.clone(),
         ));
-        parts.extensions.insert(TaskOffer(TaskPhase::Inside));
+        parts.extensions.insert(TaskOffer::Inside(run));
     }
     cx
 }

@@ -226,8 +226,13 @@ impl Opened {
             .iter()
             .map(|(key, proven)| budget::answer_len(key, proven.response()))
             .fold(0, usize::saturating_add);
+        let steps = call
+            .task_run()
+            .map(|run| run.steps().clone())
+            .unwrap_or_default();
         Round {
             flow,
+            steps,
             call,
             claims,
             questions: parts.questions,

@@ -7,7 +7,8 @@
 //! (`inbox`); a task's lease and TTL measured by the flow's clock
 //! (`clock`); a record written back at an older version opening for
 //! nobody (`rollback`); what tasks cost held to byte budgets, and a
-//! process's task memory measured (`budgets`).
+//! process's task memory measured (`budgets`); a step's work done once
+//! (`steps`).
 
 #![allow(unreachable_pub, reason = "helpers of the test modules below")]
 #![allow(
@@ -196,3 +197,4 @@ mod principals;
 mod redis;
 mod rollback;
 mod sessions;
+mod steps;

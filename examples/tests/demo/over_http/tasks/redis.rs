@@ -1,7 +1,8 @@
 //! Two instances, each with its own connections to one Redis (and to a
 //! Redis Cluster of three masters): the task store and the replay guard they
 //! share. A task created on one is polled and answered on the other; an
-//! answer for one key sent to both at once resumes it once; an instance that
+//! answer for one key sent to both at once resumes it once; a step recorded
+//! by one is not run again by the other; an instance that
 //! dies while its task works leaves it failed within the lease. Skipped
 //! outside CI when the Redis URLs are unset, as the guard's tests are.
 
@@ -93,6 +94,8 @@ fn across_instances(url: &str) {
         assert_eq!(settled(b, "ada", &id).await, done);
         // Another principal, on either instance, finds no such task.
         assert_eq!(get(b, "eve", &id).await["error"]["code"], -32602);
+        // A step recorded on one instance is not run again on the other.
+        super::steps::one_export_across_three_runs(a, b).await;
     });
 
     // An instance on a runtime of its own, dropped while its task works.
