@@ -17,6 +17,8 @@ use super::flow::RmcpFlow;
 use super::handler::McpHandler;
 use super::legacy::DEFAULT_ANSWER_TIMEOUT;
 use super::session::{SessionBook, SessionLimits, Sessions};
+use super::task::TaskCreated;
+use super::task::created::CreatedHook;
 use super::task::host::TaskHost;
 use super::task::settings::{TaskSettings, TaskSupport};
 use crate::handoff::PrincipalFn;
@@ -146,6 +148,34 @@ impl McpServerBuilder {
     #[must_use]
     pub fn task_tool(mut self, name: impl Into<String>, support: TaskSupport) -> Self {
         self.tasks.tools.insert(name.into(), support);
+        self
+    }
+
+    /// Tells `hook` of each task the server creates (the tool, the task's
+    /// id, its principal, and the server's [`TaskInbox`](crate::rmcp::TaskInbox)), once the store
+    /// has it and before its first run starts: code outside the handler (a
+    /// worker) attaches to the right task there. The hook runs on the
+    /// request's task: keep it short (spawn what waits).
+    ///
+    /// ```no_run
+    /// # use mrtr_guard::rmcp::{McpServerBuilder, TaskCreated};
+    /// # fn wire(builder: McpServerBuilder, approval: std::sync::Arc<mrtr_guard::Form>) -> McpServerBuilder {
+    /// builder.on_task_created(move |task: TaskCreated| {
+    ///     if task.tool() != "migrate_records" {
+    ///         return;
+    ///     }
+    ///     let approval = approval.clone();
+    ///     tokio::spawn(async move {
+    ///         let reply = task.inbox().ask(task.task_id(), Some("approval"), &approval).await;
+    ///         // ...
+    /// #       let _ = reply;
+    ///     });
+    /// })
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn on_task_created(mut self, hook: impl Fn(TaskCreated) + Send + Sync + 'static) -> Self {
+        self.tasks.on_created = Some(CreatedHook(Arc::new(hook)));
         self
     }
 
@@ -396,10 +426,11 @@ impl McpServerBuilder {
         // (past the match, a codec that refuses anonymous states has an
         // authentication function).
         let bound_sessions = !anonymous_codec;
-        let host = TaskHost::new(self.tasks, flow.shared_flow());
+        let host = Arc::new(TaskHost::new(self.tasks, flow.shared_flow()));
+        let flow = flow.with_task_host(Arc::clone(&host));
         let handler = McpHandler::new(handler(flow))
             .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT))
-            .with_tasks(Arc::new(host));
+            .with_tasks(host);
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.legacy.is_some())
             .with_json_response(true);

@@ -105,6 +105,11 @@ pub(crate) struct TaskHead {
     pub(crate) outstanding: BTreeMap<String, Parked>,
     /// The tool's result, once completed.
     pub(crate) result: Option<Value>,
+    /// The handler's result, held while a question parked from outside
+    /// the handler (a `TaskInbox`) is outstanding or its answer not yet
+    /// taken: the task completes with it once that asker is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) held_result: Option<Value>,
     /// The JSON-RPC error, once failed.
     pub(crate) error: Option<Value>,
 }
@@ -183,7 +188,33 @@ impl TaskRecord {
         head.outstanding.clear();
         head.lease_until = None;
         head.answer_by = None;
+        head.held_result = None;
         self.body = TaskBody::default();
+    }
+
+    /// Whether code outside the handler still waits on the task: a
+    /// question of its outstanding, or an answer it has not taken.
+    pub(crate) fn asker_waits(&self) -> bool {
+        self.head.outstanding.values().any(|parked| parked.external)
+            || !self.body.mailbox.is_empty()
+    }
+
+    /// Completes the task with `result`, or, while an asker outside the
+    /// handler waits on it ([`asker_waits`](Self::asker_waits)), holds the
+    /// result until that asker is done.
+    pub(crate) fn complete(&mut self, result: Option<Value>) {
+        if self.asker_waits() {
+            self.head.held_result = result;
+            self.head.outstanding.retain(|_, parked| parked.external);
+            self.head.status = if self.head.outstanding.is_empty() {
+                Status::Working
+            } else {
+                Status::InputRequired
+            };
+            return;
+        }
+        self.end(Status::Completed);
+        self.head.result = result;
     }
 
     /// Ends the task `failed` with the JSON-RPC error `code` and `message`.
@@ -256,6 +287,7 @@ mod tests {
                 result: Some(
                     serde_json::json!({"content": [{"type": "text", "text": "secret result"}]}),
                 ),
+                held_result: None,
                 error: None,
             },
             body: TaskBody {

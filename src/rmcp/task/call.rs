@@ -15,7 +15,9 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::created::TaskCreated;
 use super::host::{ALL_BYTES, PRINCIPAL_BYTES, TaskHost, duration_ms, store_failed};
+use super::inbox::TaskInbox;
 use super::run::spawn;
 use super::settings::TaskSupport;
 use super::view::task;
@@ -176,6 +178,7 @@ impl TaskHost {
                 answer_by: None,
                 outstanding: Default::default(),
                 result: None,
+                held_result: None,
                 error: None,
             },
             body: TaskBody {
@@ -204,6 +207,14 @@ impl TaskHost {
             return Err(self.refused(cx, error));
         }
         metrics::task_status(record.head.status.as_str());
+        if let Some(hook) = &self.settings.on_created {
+            (hook.0)(TaskCreated {
+                tool: record.body.call.name.clone(),
+                task_id: id.to_string(),
+                principal: record.head.owner.clone(),
+                inbox: TaskInbox::of(Arc::clone(self)),
+            });
+        }
         spawn(
             Arc::clone(self),
             Arc::clone(inner),

@@ -11,10 +11,13 @@
 //! task created, a final round's answer remembered), `run` (a task's run
 //! and its lease), `journal` (where a run's steps are recorded), `methods` (`tasks/get`, `tasks/update`,
 //! `tasks/cancel`), `view` (a task as the client sees it), `inbox`
-//! ([`TaskInbox`]: asking a task's client from outside its handler).
+//! ([`TaskInbox`]: asking a task's client from outside its handler),
+//! `created` ([`TaskCreated`]: what the creation hook is told).
 
 #[cfg(feature = "server")]
 mod call;
+#[cfg(feature = "server")]
+pub(crate) mod created;
 #[cfg(feature = "server")]
 pub(crate) mod host;
 #[cfg(feature = "server")]
@@ -32,6 +35,8 @@ mod view;
 
 #[cfg(feature = "server")]
 pub use call::MAX_REMEMBERED_ANSWER;
+#[cfg(feature = "server")]
+pub use created::TaskCreated;
 #[cfg(feature = "server")]
 pub use inbox::{TaskAskError, TaskInbox};
 #[cfg(feature = "server")]

@@ -146,8 +146,7 @@ async fn finish(
             record.body.answers.clear();
             match &outcome {
                 Ok(CallToolResponse::Complete(result)) => {
-                    record.end(Status::Completed);
-                    record.head.result = serde_json::to_value(result).ok();
+                    record.complete(serde_json::to_value(result).ok());
                     Change::Grow(())
                 }
                 Ok(CallToolResponse::InputRequired(asked))

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::created::CreatedHook;
 use crate::task::{TaskLimits, TaskStore};
 
 /// Whether a tool runs as a task (the Tasks extension, SEP-2663), as the
@@ -60,6 +61,8 @@ pub(crate) struct TaskSettings {
     pub(crate) limits: TaskLimits,
     /// The most bytes of its call a task keeps.
     pub(crate) max_call_bytes: usize,
+    /// Told of each task created.
+    pub(crate) on_created: Option<CreatedHook>,
 }
 
 impl TaskSettings {
@@ -77,6 +80,7 @@ impl TaskSettings {
                 bytes_total: DEFAULT_TASK_BYTES_TOTAL,
             },
             max_call_bytes: DEFAULT_TASK_CALL_BYTES,
+            on_created: None,
         }
     }
 }
