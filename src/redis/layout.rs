@@ -50,6 +50,9 @@ pub(crate) enum Key<'a> {
     Charges,
     /// The task store's bytes held, by owner and in all.
     Bytes,
+    /// The task store's fleet record: what the instances sharing it agree
+    /// on.
+    Fleet,
 }
 
 impl Key<'_> {
@@ -72,6 +75,7 @@ impl Key<'_> {
             Self::Held => format!("{prefix}:tasks:{{{prefix}}}:held"),
             Self::Charges => format!("{prefix}:tasks:{{{prefix}}}:charges"),
             Self::Bytes => format!("{prefix}:tasks:{{{prefix}}}:bytes"),
+            Self::Fleet => format!("{prefix}:fleet"),
         }
     }
 }
@@ -158,7 +162,8 @@ mod tests {
                 Key::OwnerTasks(_) => Some(Key::Held),
                 Key::Held => Some(Key::Charges),
                 Key::Charges => Some(Key::Bytes),
-                Key::Bytes => None,
+                Key::Bytes => Some(Key::Fleet),
+                Key::Fleet => None,
             };
             keys.push(key);
         }

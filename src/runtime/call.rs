@@ -49,18 +49,18 @@ impl Call {
     }
 
     /// Makes the call a run inside the task `run` ([`TaskPhase::Inside`]):
-    /// the round knows the task's id and records its steps in the task's
-    /// journal.
-    #[must_use]
-    pub fn with_task_run(mut self, run: TaskRun) -> Self {
+    /// the round knows the task's id, records its steps in the task's
+    /// journal, and opens its state as a task's (no replay guard, no round
+    /// times: the task's record and clock stand for them). Only the task
+    /// host makes such a call, from a task's record: never from a client's.
+    pub(crate) fn with_task_run(mut self, run: TaskRun) -> Self {
         self.task = TaskPhase::Inside;
         self.run = Some(run);
         self
     }
 
     /// The task this call is a run inside, if the host said so.
-    #[must_use]
-    pub fn task_run(&self) -> Option<&TaskRun> {
+    pub(crate) fn task_run(&self) -> Option<&TaskRun> {
         self.run.as_ref()
     }
 

@@ -11,14 +11,14 @@ use serde_json::Value;
 use crate::wire::RpcError;
 
 /// The future of [`Journal::record`].
-pub type JournalFuture<'a> = Pin<Box<dyn Future<Output = Result<(), RpcError>> + Send + 'a>>;
+pub(crate) type JournalFuture<'a> = Pin<Box<dyn Future<Output = Result<(), RpcError>> + Send + 'a>>;
 
 /// A task's journal of steps, as its host keeps it: what
 /// [`Round::step`](crate::runtime::Round::step) writes a completed step's
 /// result to before the step returns. `mrtr_guard::rmcp::McpServer` keeps
 /// it in the task's sealed record, in its store, with the compare-and-replace
 /// of every change, within the task's byte budgets.
-pub trait Journal: Send + Sync {
+pub(crate) trait Journal: Send + Sync {
     /// Records `result` as the result of the step `name`, durably, before
     /// it resolves.
     ///

@@ -7,9 +7,8 @@
 //! mistake ([`Misuse`], kept on the internal error it becomes), and what an
 //! async host opens a call into ([`Opening`], [`Opened`]; see
 //! [`Flow::open_async`]), and whether a call may run on as a task
-//! ([`TaskPhase`], [`Round::task`]), the task a run is inside
-//! ([`TaskRun`]) and the journal its steps are recorded in ([`Journal`],
-//! [`Round::step`]).
+//! ([`TaskPhase`], [`Round::task`]), and a task's work done once
+//! ([`Round::step`]).
 //!
 //! A handler runs top-down on every round, from the top each time. It reads
 //! answers first; asks only for what is still missing; and finishes when all
@@ -76,10 +75,11 @@ mod task;
 pub use call::Call;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use flow::Flow;
-pub use journal::{Journal, JournalFuture};
+pub(crate) use journal::{Journal, JournalFuture};
 pub use misuse::Misuse;
 #[cfg(feature = "server")]
 pub(crate) use reask::{asks_again, reask_message};
 pub use reply::{AbortReason, Reply, RoundEnd, Stop};
 pub use round::{Opened, Opening, Round};
-pub use task::{TaskPhase, TaskRun};
+pub use task::TaskPhase;
+pub(crate) use task::TaskRun;

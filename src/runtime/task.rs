@@ -36,11 +36,11 @@ pub enum TaskPhase {
 }
 
 /// The task a run of the handler is inside, as its host hands it over
-/// ([`Call::with_task_run`](crate::runtime::Call::with_task_run)): the
+/// (`Call::with_task_run`): the
 /// task's id, the steps its journal holds, and the journal the run's new
 /// steps are recorded in.
 #[derive(Clone)]
-pub struct TaskRun {
+pub(crate) struct TaskRun {
     id: String,
     steps: BTreeMap<String, Value>,
     journal: Arc<dyn Journal>,
@@ -50,7 +50,7 @@ impl TaskRun {
     /// The run of task `id` (its id as the client sees it), whose journal
     /// holds `steps` (step name -> result) and records new ones.
     #[must_use]
-    pub fn new(
+    pub(crate) fn new(
         id: impl Into<String>,
         steps: BTreeMap<String, Value>,
         journal: Arc<dyn Journal>,
@@ -63,8 +63,7 @@ impl TaskRun {
     }
 
     /// The task's id, as the client sees it.
-    #[must_use]
-    pub fn id(&self) -> &str {
+    pub(crate) fn id(&self) -> &str {
         &self.id
     }
 

@@ -69,6 +69,11 @@ pub(crate) struct Parked {
     /// to the mailbox, for that code, and resumes no run.
     #[serde(default)]
     pub(crate) external: bool,
+    /// A form's properties in their declared order, when it is not
+    /// alphabetical (the request's own JSON has them sorted): `tasks/get`
+    /// writes them in this order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) order: Vec<String>,
 }
 
 /// Everything kept about one task: its head and its body, sealed apart.
@@ -96,6 +101,15 @@ pub(crate) struct TaskHead {
     /// While working: until when the instance running it vouches for it
     /// (it renews this while the handler runs), in Unix milliseconds.
     pub(crate) lease_until: Option<i64>,
+    /// While working: the run that holds the lease (random): only it
+    /// renews the lease, records steps and writes the outcome, so a run
+    /// whose lease lapsed and was taken over by another instance's stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lease_run: Option<u64>,
+    /// How many times a run of the task was lost (its instance stopped
+    /// renewing the lease) and the task resumed on another.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) resumes: u32,
     /// While the handler's questions are parked: until when the state its
     /// next run opens can still open (the round TTL from the park), in Unix
     /// milliseconds. Past it no answer can resume the task.
@@ -140,6 +154,10 @@ pub(crate) struct TaskBody {
     pub(crate) steps: BTreeMap<String, Value>,
 }
 
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
 /// A record sealed for the store: its head and its body.
 pub(crate) struct Sealed {
     pub(crate) head: Vec<u8>,
@@ -151,6 +169,12 @@ impl TaskHead {
     /// for it).
     pub(crate) fn handler_asks(&self) -> bool {
         self.outstanding.values().any(|parked| !parked.external)
+    }
+
+    /// Whether `run` holds the task's lease: the run that may renew it,
+    /// record steps and write the outcome.
+    pub(crate) fn leased_to(&self, run: u64) -> bool {
+        !self.status.is_terminal() && self.lease_run == Some(run) && self.lease_until.is_some()
     }
 
     /// When the task's TTL ends.
@@ -187,6 +211,7 @@ impl TaskRecord {
         head.status = status;
         head.outstanding.clear();
         head.lease_until = None;
+        head.lease_run = None;
         head.answer_by = None;
         head.held_result = None;
         self.body = TaskBody::default();
@@ -282,6 +307,8 @@ mod tests {
                 ttl_ms: 1_000,
                 poll_interval_ms: 1_000,
                 lease_until: None,
+                lease_run: None,
+                resumes: 0,
                 answer_by: None,
                 outstanding: BTreeMap::new(),
                 result: Some(

@@ -444,6 +444,24 @@ impl TaskStore for RedisTaskStore {
             async move { script::got(self.send(&script::recall(&self.answer_key(key))).await?) },
         )
     }
+
+    fn fleet(&self) -> StoreFuture<'_, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let mut command = redis::cmd("GET");
+            command.arg(Key::Fleet.under(&self.inner.prefix));
+            script::got(self.send(&command).await?)
+        })
+    }
+
+    fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut command = redis::cmd("SET");
+            command
+                .arg(Key::Fleet.under(&self.inner.prefix))
+                .arg(record);
+            script::set(&self.send(&command).await?)
+        })
+    }
 }
 
 impl fmt::Debug for RedisTaskStore {

@@ -15,11 +15,10 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::created::TaskCreated;
+use super::fleet;
 use super::host::{ALL_BYTES, PRINCIPAL_BYTES, TaskHost, duration_ms, store_failed};
-use super::inbox::TaskInbox;
 use super::run::spawn;
-use super::settings::TaskSupport;
+use super::settings::{Created, TaskSupport};
 use super::view::task;
 use crate::handoff::{RawArguments, ReplayNoted, TaskOffer, TaskStart};
 use crate::metrics;
@@ -139,6 +138,16 @@ impl TaskHost {
         cx: &RequestContext<RoleServer>,
         TaskStart(request_state): TaskStart,
     ) -> Result<CreateTaskResult, ErrorData> {
+        // An instance that disagrees with the others sharing the store
+        // serves no task (`McpServerBuilder::check_fleet`, logged).
+        if self.fleet_agreed.get().is_none() {
+            fleet::agree(&*self.settings.store, self.flow().codec())
+                .await
+                .map_err(|refused| {
+                    error_data(RpcError::internal_error_because(refused.message()))
+                })?;
+            let _ = self.fleet_agreed.set(());
+        }
         let id = TaskId::random().ok_or_else(|| error_data(RpcError::internal_error()))?;
         let now = self.now();
         let owner = self.caller(cx).map(str::to_owned);
@@ -164,7 +173,7 @@ impl TaskHost {
                 "the call's arguments are too large for this server to keep as a task",
             )));
         }
-        let record = TaskRecord {
+        let mut record = TaskRecord {
             head: TaskHead {
                 owner,
                 status: Status::Working,
@@ -174,7 +183,9 @@ impl TaskHost {
                 ttl_ms: u64::try_from(duration_ms(self.settings.ttl)).unwrap_or(u64::MAX),
                 poll_interval_ms: u64::try_from(duration_ms(self.settings.poll_interval))
                     .unwrap_or(u64::MAX),
-                lease_until: Some(self.lease_from(now)),
+                lease_until: None,
+                lease_run: None,
+                resumes: 0,
                 answer_by: None,
                 outstanding: Default::default(),
                 result: None,
@@ -187,6 +198,8 @@ impl TaskHost {
                 ..TaskBody::default()
             },
         };
+        self.lease(&mut record.head, now)
+            .ok_or_else(|| error_data(RpcError::internal_error()))?;
         let sealed = self.seal(&id, CREATED_VERSION, &record)?;
         let created = self
             .settings
@@ -208,11 +221,10 @@ impl TaskHost {
         }
         metrics::task_status(record.head.status.as_str());
         if let Some(hook) = &self.settings.on_created {
-            (hook.0)(TaskCreated {
+            (hook.0)(Created {
                 tool: record.body.call.name.clone(),
                 task_id: id.to_string(),
                 principal: record.head.owner.clone(),
-                inbox: TaskInbox::of(Arc::clone(self)),
             });
         }
         spawn(

@@ -3,10 +3,8 @@
 //! about each task it creates, so that code outside the handler (a worker)
 //! can attach to the right one.
 
-use std::fmt;
-use std::sync::Arc;
-
 use super::inbox::TaskInbox;
+use std::fmt;
 
 /// A task the server has just created (durably: every instance finds it),
 /// before its first run starts.
@@ -53,15 +51,5 @@ impl fmt::Debug for TaskCreated {
             .field("task_id", &self.task_id)
             .field("principal", &self.principal)
             .finish_non_exhaustive()
-    }
-}
-
-/// The hook [`TaskCreated`] goes to.
-#[derive(Clone)]
-pub(crate) struct CreatedHook(pub(crate) Arc<dyn Fn(TaskCreated) + Send + Sync>);
-
-impl fmt::Debug for CreatedHook {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("CreatedHook")
     }
 }

@@ -98,8 +98,9 @@ impl TaskInbox {
             Some(key) => key.to_owned(),
             None => TaskId::random().ok_or(TaskAskError::Store)?.to_string(),
         };
+        let order = declared_order(form);
         let mut key = self
-            .park(&id, &base, true, &request(form.message(), form))
+            .park(&id, &base, true, &request(form.message(), form), &order)
             .await?;
         let mut strikes: u32 = 0;
         loop {
@@ -119,7 +120,7 @@ impl TaskInbox {
                 return Ok(Reply::Invalid(report));
             }
             let again = request(&reask_message(form, &report), form);
-            key = self.park(&id, &base, false, &again).await?;
+            key = self.park(&id, &base, false, &again, &order).await?;
         }
     }
 
@@ -150,7 +151,9 @@ impl TaskInbox {
         base: &str,
         named: bool,
         request: &Value,
+        order: &[String],
     ) -> Result<String, TaskAskError> {
+        let order = order.to_vec();
         let parked = self
             .host
             .change(id, Access::Host, |record, _| {
@@ -171,6 +174,7 @@ impl TaskInbox {
                         key: key.clone(),
                         request: request.clone(),
                         external: true,
+                        order: order.clone(),
                     },
                 );
                 record.head.status = Status::InputRequired;
@@ -221,6 +225,13 @@ impl fmt::Debug for TaskInbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskInbox").finish_non_exhaustive()
     }
+}
+
+/// `form`'s fields in their declared order, when it is not alphabetical
+/// (what `tasks/get` needs to write them so); else none.
+fn declared_order(form: &Form) -> Vec<String> {
+    let names: Vec<String> = form.fields().iter().map(|f| f.name().to_owned()).collect();
+    if names.is_sorted() { Vec::new() } else { names }
 }
 
 /// A form-mode `elicitation/create` input request saying `message`.

@@ -11,15 +11,18 @@ use crate::runtime::{Journal, JournalFuture};
 use crate::task::TaskId;
 use crate::wire::RpcError;
 
-/// The journal of the task `id`.
+/// The journal of the task `id`, for its run `lease`: only the run that
+/// holds the task's lease records (one whose lease was taken over by
+/// another instance's run stops at its next step).
 pub(crate) struct StepJournal {
     host: Arc<TaskHost>,
     id: TaskId,
+    lease: u64,
 }
 
 impl StepJournal {
-    pub(crate) fn new(host: Arc<TaskHost>, id: TaskId) -> Self {
-        Self { host, id }
+    pub(crate) fn new(host: Arc<TaskHost>, id: TaskId, lease: u64) -> Self {
+        Self { host, id, lease }
     }
 }
 
@@ -29,7 +32,7 @@ impl Journal for StepJournal {
             let recorded = self
                 .host
                 .change(&self.id, Access::Host, |record, _| {
-                    if record.head.status.is_terminal() {
+                    if !record.head.leased_to(self.lease) {
                         return Change::Keep(false);
                     }
                     record.body.steps.insert(name.to_owned(), result.clone());
@@ -39,7 +42,7 @@ impl Journal for StepJournal {
             match recorded {
                 Ok(Some(true)) => Ok(()),
                 Ok(_) => Err(RpcError::internal_error_because(
-                    "the task ended before its step was recorded",
+                    "the task ended, or another run resumed it, before its step was recorded",
                 )),
                 Err(NotChanged::OverBudget(what)) => Err(RpcError::tasks_over_budget(what)),
                 Err(NotChanged::Failed(_)) => Err(RpcError::internal_error_because(

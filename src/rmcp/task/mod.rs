@@ -12,12 +12,16 @@
 //! and its lease), `journal` (where a run's steps are recorded), `methods` (`tasks/get`, `tasks/update`,
 //! `tasks/cancel`), `view` (a task as the client sees it), `inbox`
 //! ([`TaskInbox`]: asking a task's client from outside its handler),
-//! `created` ([`TaskCreated`]: what the creation hook is told).
+//! `created` ([`TaskCreated`]: what the creation hook is told), `fleet`
+//! (what the instances sharing a store must agree on, checked before
+//! tasks are served).
 
 #[cfg(feature = "server")]
 mod call;
 #[cfg(feature = "server")]
-pub(crate) mod created;
+mod created;
+#[cfg(feature = "server")]
+pub(crate) mod fleet;
 #[cfg(feature = "server")]
 pub(crate) mod host;
 #[cfg(feature = "server")]
@@ -42,6 +46,6 @@ pub use inbox::{TaskAskError, TaskInbox};
 #[cfg(feature = "server")]
 pub use settings::{
     DEFAULT_TASK_BYTES_PER_PRINCIPAL, DEFAULT_TASK_BYTES_TOTAL, DEFAULT_TASK_CALL_BYTES,
-    DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_TTL, DEFAULT_TASKS_PER_PRINCIPAL,
-    DEFAULT_TASKS_TOTAL, TaskSupport,
+    DEFAULT_TASK_LEASE, DEFAULT_TASK_POLL_INTERVAL, DEFAULT_TASK_QUESTION_TIMEOUT,
+    DEFAULT_TASK_TTL, DEFAULT_TASKS_PER_PRINCIPAL, DEFAULT_TASKS_TOTAL, TaskSupport,
 };

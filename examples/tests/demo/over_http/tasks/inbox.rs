@@ -188,3 +188,47 @@ async fn a_worker_attached_by_the_hook_is_answered_though_the_handler_finishes_f
         "{done}"
     );
 }
+
+/// `tasks/get` writes a parked form's fields in their declared order (as
+/// every `input_required` result does), not sorted, and leaves no hint.
+#[tokio::test]
+async fn tasks_get_writes_a_parked_forms_fields_in_declared_order() {
+    let resolution = Arc::new(
+        Form::builder("12 rows conflict: what should happen to them?")
+            .field(Field::string("resolution").required())
+            .field(Field::string("note"))
+            .build()
+            .unwrap(),
+    );
+    let service = Signup::service_with(codec(), move |builder| {
+        builder.on_task_created(move |task| {
+            let resolution = resolution.clone();
+            tokio::spawn(async move {
+                let _ = task
+                    .inbox()
+                    .ask(task.task_id(), Some("conflicts"), &resolution)
+                    .await;
+            });
+        })
+    })
+    .unwrap();
+    let addr = on_loopback(service).await;
+    let (created, _) = create(addr, "ada").await;
+    let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+    let raw = loop {
+        let params = json!({"taskId": id, "_meta": task_meta()});
+        let bytes = super::super::client::exchange(addr, "ada", "tasks/get", &id, &params).await;
+        let raw = String::from_utf8(bytes).unwrap();
+        if raw.contains("\"conflicts\"") {
+            break raw;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let schema = &raw[raw.find("\"conflicts\"").unwrap()..];
+    let (resolution, note) = (
+        schema.find("\"resolution\"").unwrap(),
+        schema.find("\"note\"").unwrap(),
+    );
+    assert!(resolution < note, "declared order lost: {raw}");
+    assert!(!raw.contains("dev.mrtr-guard/propertyOrder"), "{raw}");
+}
