@@ -53,6 +53,7 @@ impl Call {
     /// journal, and opens its state as a task's (no replay guard, no round
     /// times: the task's record and clock stand for them). Only the task
     /// host makes such a call, from a task's record: never from a client's.
+    #[cfg(any(feature = "tower", feature = "rmcp"))]
     pub(crate) fn with_task_run(mut self, run: TaskRun) -> Self {
         self.task = TaskPhase::Inside;
         self.run = Some(run);

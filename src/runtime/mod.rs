@@ -75,6 +75,7 @@ mod task;
 pub use call::Call;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use flow::Flow;
+#[cfg(feature = "rmcp")]
 pub(crate) use journal::{Journal, JournalFuture};
 pub use misuse::Misuse;
 #[cfg(feature = "server")]
@@ -82,4 +83,5 @@ pub(crate) use reask::{asks_again, reask_message};
 pub use reply::{AbortReason, Reply, RoundEnd, Stop};
 pub use round::{Opened, Opening, Round};
 pub use task::TaskPhase;
+#[cfg(any(feature = "tower", feature = "rmcp"))]
 pub(crate) use task::TaskRun;
