@@ -32,7 +32,7 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
-use crate::runtime::TaskPhase;
+use crate::runtime::{Call, TaskPhase, TaskRun};
 use crate::wire::{Method, RpcError};
 
 /// Derives the principal from a request's HTTP parts (headers, and
@@ -149,17 +149,25 @@ impl CallId {
     }
 }
 
-/// The call's [`TaskPhase`], as the task host decided it.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct TaskOffer(pub(crate) TaskPhase);
+/// The call's [`TaskPhase`], as the task host decided it, and inside a
+/// task the [`TaskRun`].
+#[derive(Debug, Clone)]
+pub(crate) enum TaskOffer {
+    /// Not inside a task: the phase.
+    Phase(TaskPhase),
+    /// A run inside this task.
+    Inside(TaskRun),
+}
 
 impl TaskOffer {
-    /// The phase the host set on `parts`, if any (none: the call runs to its
-    /// end in the call).
-    pub(crate) fn of(parts: Option<&http::request::Parts>) -> TaskPhase {
-        parts
-            .and_then(|parts| parts.extensions.get::<Self>())
-            .map_or(TaskPhase::Synchronous, |offer| offer.0)
+    /// `call` with the phase (and the run) the host set on `parts`, if any
+    /// (none: the call runs to its end in the call).
+    pub(crate) fn apply(call: Call, parts: Option<&http::request::Parts>) -> Call {
+        match parts.and_then(|parts| parts.extensions.get::<Self>()) {
+            None => call,
+            Some(Self::Phase(phase)) => call.with_task_phase(*phase),
+            Some(Self::Inside(run)) => call.with_task_run(run.clone()),
+        }
     }
 }
 

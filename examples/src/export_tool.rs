@@ -1,10 +1,13 @@
 //! The demo's task tool, `export_orders`, free of any transport: one
 //! handler for every path. The range is asked as an ordinary round; the
 //! export then runs as a task where the client declared the extension
-//! (`Round::task`), and asks, inside the task, whether to include refunds.
-//! Without the extension the same code asks that as a second round and
-//! answers in the call.
+//! (`Round::task`): its long work is a step (`Round::step`), done once
+//! however often the handler runs again, and then it asks, inside the
+//! task, whether to include refunds. Without the extension the same code
+//! asks that as a second round and answers in the call.
 
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
 use mrtr_guard::form::FormError;
@@ -40,7 +43,13 @@ pub async fn export_orders(
     let range = round.require("range", &forms.range)?;
     let (from, to) = (range.str("from")?.to_owned(), range.str("to")?.to_owned());
     round.task()?;
-    tokio::time::sleep(EXPORT_WORK).await;
+    // The long work, once per task: a later run (after an answer, on
+    // another instance) gets the recorded count without exporting again.
+    let export = match round.task_id() {
+        Some(task) => task.to_owned(),
+        None => round.flow_id()?.to_string(),
+    };
+    let _rows: u64 = round.step("export", write_export(export)).await?;
     let refunds = match round.require("refunds", &forms.refunds) {
         Ok(answers) => answers.bool("includeRefunds")?,
         Err(Stop::Declined { .. } | Stop::Cancelled { .. }) => {
@@ -53,4 +62,32 @@ pub async fn export_orders(
         "Exported the orders from {from} to {to} as {}{refunds}.",
         format.to_uppercase()
     ))
+}
+
+/// The export's long work, keyed by its task (or flow) id: what a real
+/// export's idempotency key would be. Returns the rows written.
+async fn write_export(export: String) -> u64 {
+    tokio::time::sleep(EXPORT_WORK).await;
+    *EXPORTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(export)
+        .or_default() += 1;
+    31
+}
+
+/// The demo's stand-in for where exports are written: how many times the
+/// export of each task (or flow) ran.
+static EXPORTS: Mutex<BTreeMap<String, u32>> = Mutex::new(BTreeMap::new());
+
+/// How many times the export of the task (or flow) `id` ran: once per task,
+/// however often its handler ran.
+#[must_use]
+pub fn exports_of(id: &str) -> u32 {
+    EXPORTS
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(id)
+        .copied()
+        .unwrap_or(0)
 }

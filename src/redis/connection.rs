@@ -17,6 +17,7 @@ use redis::{AsyncConnectionConfig, Client, Cmd, ConnectionInfo, RedisError, Valu
 use crate::redis::error::{
     ConnectError, RedisConfigError, RedisUnavailable, timed_out, unavailable,
 };
+use crate::redis::lua;
 use crate::redis::watch::Watch;
 
 /// How a client of this crate reaches Redis: the client, and the settings
@@ -198,8 +199,20 @@ pub(crate) enum Conn {
 }
 
 impl Conn {
-    /// `command`'s reply, a Redis error reply as an error.
+    /// `command`'s reply, a Redis error reply as an error; a script's
+    /// call that found its node without the script, once more with the
+    /// script's text ([`lua`]).
     pub(crate) async fn send(&mut self, command: &Cmd) -> Result<Value, RedisError> {
+        match self.send_once(command).await {
+            Err(error) if lua::is_missing(&error) => match lua::with_text(command) {
+                Some(eval) => self.send_once(&eval).await,
+                None => Err(error),
+            },
+            sent => sent,
+        }
+    }
+
+    async fn send_once(&mut self, command: &Cmd) -> Result<Value, RedisError> {
         match self {
             Self::Single(conn) => conn.req_packed_command(command).await,
             Self::Cluster(conn) => conn.req_packed_command(command).await,
@@ -217,6 +230,80 @@ impl Conn {
             Self::Single(conn) => conn.req_packed_commands(pipeline, 0, pipeline.len()).await,
             Self::Cluster(conn) => conn.req_packed_commands(pipeline, 0, pipeline.len()).await,
         }
+    }
+
+    /// Each of `commands`' replies, error replies as they came, with the
+    /// reply of a `WAIT replicas timeout` sent after them when `wait` says
+    /// so: in one pipeline on one node (a cluster's: the one of the first
+    /// command's key). The scripts' calls that found the node without
+    /// their script go once more with its text, and the `WAIT` after them
+    /// again, in a second pipeline ([`lua`]): no command runs twice. When
+    /// the first `WAIT` fell short, they do not: each keeps its `NOSCRIPT`
+    /// with the short `WAIT`, which its caller refuses as the replicas'.
+    pub(crate) async fn send_then_wait(
+        &mut self,
+        commands: &[Cmd],
+        wait: Option<(u32, Duration)>,
+    ) -> Result<Vec<(Value, Option<Value>)>, RedisError> {
+        let mut replies = self.pipeline_then_wait(commands.iter(), wait).await?;
+        let missing: Vec<(usize, Cmd)> = replies
+            .iter()
+            .zip(commands)
+            .enumerate()
+            .filter(|(_, ((reply, _), _))| {
+                matches!(reply.clone().extract_error(), Err(error) if lua::is_missing(&error))
+            })
+            .filter_map(|(at, (_, command))| Some((at, lua::with_text(command)?)))
+            .collect();
+        // A `WAIT` that fell short says the replicas lag: the scripts that
+        // did not run are refused for that, not sent again to wait twice.
+        let short = |replies: &[(Value, Option<Value>)]| {
+            wait.zip(replies.first()).is_some_and(|((wanted, _), (_, acked))| {
+                !matches!(acked, Some(Value::Int(acked)) if *acked >= i64::from(wanted))
+            })
+        };
+        if missing.is_empty() || short(&replies) {
+            return Ok(replies);
+        }
+        let again = self
+            .pipeline_then_wait(missing.iter().map(|(_, eval)| eval), wait)
+            .await?;
+        for ((at, _), reply) in missing.into_iter().zip(again) {
+            if let Some(slot) = replies.get_mut(at) {
+                *slot = reply;
+            }
+        }
+        Ok(replies)
+    }
+
+    async fn pipeline_then_wait<'a>(
+        &mut self,
+        commands: impl ExactSizeIterator<Item = &'a Cmd>,
+        wait: Option<(u32, Duration)>,
+    ) -> Result<Vec<(Value, Option<Value>)>, RedisError> {
+        let count = commands.len();
+        let mut pipeline = redis::pipe();
+        for command in commands {
+            pipeline.add_command(command.clone());
+        }
+        if let Some((replicas, timeout)) = wait {
+            pipeline
+                .cmd("WAIT")
+                .arg(replicas)
+                .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+        }
+        let mut replies = self.send_all(&pipeline).await?;
+        let acked = if wait.is_some() { replies.pop() } else { None };
+        if replies.len() != count {
+            return Err(RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "a pipeline's replies did not match its commands",
+            )));
+        }
+        Ok(replies
+            .into_iter()
+            .map(|reply| (reply, acked.clone()))
+            .collect())
     }
 
     /// `command` on the node, or on every master of a cluster: each one's

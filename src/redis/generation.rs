@@ -20,6 +20,7 @@ use redis::{Cmd, Value};
 
 use crate::redis::layout::Key;
 pub(crate) use crate::redis::layout::{GROUPS, group_of};
+use crate::redis::lua::Lua;
 use crate::state::Generation;
 
 /// Reads a group's record (`KEYS[1]`), atomically: creates it with the
@@ -28,7 +29,7 @@ use crate::state::Generation;
 /// (`ARGV[1]`; empty for a plain read, `*` to replace whatever it holds).
 /// Returns the record's generation.
 /// Its first command is a write, so a full Redis refuses it whole (`OOM`).
-pub(crate) const GENERATION_SCRIPT: &str = "\
+static GENERATION_SCRIPT: Lua = Lua::new(&["\
 if redis.call('SETNX', KEYS[1], ARGV[2]) == 1 then return ARGV[2] end
 local g = redis.call('GET', KEYS[1])
 if g == ARGV[1] or ARGV[1] == '*' then
@@ -36,15 +37,13 @@ if g == ARGV[1] or ARGV[1] == '*' then
   return ARGV[2]
 end
 return g
-";
+"]);
 /// The read (or, with `known` a generation's text, the move from it) of
-/// `group`'s record under `prefix`: `EVAL` of [`GENERATION_SCRIPT`]. An
+/// `group`'s record under `prefix`: a call of [`GENERATION_SCRIPT`]. An
 /// empty `known` reads; `*` moves the record from whatever it holds.
 pub(crate) fn script(prefix: &str, group: u8, known: &str, candidate: Generation) -> Cmd {
-    let mut script = redis::cmd("EVAL");
+    let mut script = GENERATION_SCRIPT.call(1);
     script
-        .arg(GENERATION_SCRIPT)
-        .arg(1)
         .arg(Key::Generation(group).under(prefix))
         .arg(known)
         .arg(candidate.to_string());

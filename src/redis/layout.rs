@@ -1,6 +1,7 @@
 //! The key layout on Redis, written once: every key the replay guard, the
-//! task store and the connection store write is built here ([`Key`]), under one prefix rule, and
-//! every one is written with a relative TTL ([`time_to_live_ms`]).
+//! task store and the connection store write is built here ([`Key`]), under
+//! one prefix rule, and every one is written with a relative TTL
+//! ([`time_to_live_ms`]).
 //! `docs/REDIS.md` is its document (each key's type, TTL and writer, the
 //! prefix rule, the Cluster hash tag); a test below reads that document's
 //! table and fails when the two differ.
@@ -50,6 +51,9 @@ pub(crate) enum Key<'a> {
     Charges,
     /// The task store's bytes held, by owner and in all.
     Bytes,
+    /// The task store's fleet record: what the instances sharing it agree
+    /// on.
+    Fleet,
     /// The connection store's sealed connection of an owner, by name.
     Connection(PrincipalKey, &'a str),
 }
@@ -74,6 +78,7 @@ impl Key<'_> {
             Self::Held => format!("{prefix}:tasks:{{{prefix}}}:held"),
             Self::Charges => format!("{prefix}:tasks:{{{prefix}}}:charges"),
             Self::Bytes => format!("{prefix}:tasks:{{{prefix}}}:bytes"),
+            Self::Fleet => format!("{prefix}:fleet"),
             // The name hex-encoded: any text, one key.
             Self::Connection(owner, name) => {
                 format!("{prefix}:connection:{owner}:{}", hex(name.as_bytes()))
@@ -165,7 +170,8 @@ mod tests {
                 Key::OwnerTasks(_) => Some(Key::Held),
                 Key::Held => Some(Key::Charges),
                 Key::Charges => Some(Key::Bytes),
-                Key::Bytes => Some(Key::Connection(PrincipalKey::from_bytes(PRINCIPAL), NAME)),
+                Key::Bytes => Some(Key::Fleet),
+                Key::Fleet => Some(Key::Connection(PrincipalKey::from_bytes(PRINCIPAL), NAME)),
                 Key::Connection(..) => None,
             };
             keys.push(key);

@@ -16,7 +16,7 @@
 //! vouches for), `connection` (opening, reusing and replacing a connection),
 //! `endpoint` (the URL, TLS and timeouts a connection is made from),
 //! `generation` (the generation of Redis' memory, kept beside the keys, per
-//! group of flows),
+//! group of flows), `lua` (the scripts, sent by their SHA1),
 //! `watcher` (looking at Redis: on each new connection and when a contract
 //! looks again), `settings` (what every builder on the client sets alike,
 //! checked once, its setters written once). Then one folder per contract, each on the client and
@@ -29,6 +29,7 @@ mod endpoint;
 mod error;
 mod generation;
 mod layout;
+mod lua;
 mod replay;
 mod settings;
 mod task;

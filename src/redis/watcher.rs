@@ -77,11 +77,9 @@ impl Connector {
         });
         let replies = match conn {
             Conn::Single(_) => {
-                let mut pipeline = redis::pipe();
-                for script in scripts {
-                    pipeline.add_command(script);
-                }
-                conn.send_all(&pipeline).await.ok()?
+                let scripts: Vec<_> = scripts.collect();
+                let replies = conn.send_then_wait(&scripts, None).await.ok()?;
+                replies.into_iter().map(|(reply, _)| reply).collect()
             }
             Conn::Cluster(_) => {
                 let sends = scripts.map(|script| {

@@ -13,6 +13,10 @@ use serde_json::{Map, Value};
 
 use super::error::error_data;
 use super::extract::{BoundArgs, Context, ToolCall};
+#[cfg(feature = "server")]
+use super::task::TaskInbox;
+#[cfg(feature = "server")]
+use super::task::host::TaskHost;
 use crate::handoff::{Principal, PrincipalFn, RawArguments, ReplayNoted, TaskOffer, authenticate};
 use crate::runtime::{Call, Flow, Misuse, Opened, Opening, Round};
 use crate::state::StateError;
@@ -26,6 +30,9 @@ use crate::wire::{CallParams, RpcError};
 pub struct RmcpFlow {
     flow: Arc<Flow>,
     principal: Arc<PrincipalFn>,
+    /// The server's tasks, when `McpServerBuilder::build` made the flow.
+    #[cfg(feature = "server")]
+    tasks: Option<Arc<TaskHost>>,
 }
 
 impl RmcpFlow {
@@ -42,6 +49,8 @@ impl RmcpFlow {
         Self {
             flow: Arc::new(flow),
             principal: Arc::new(principal),
+            #[cfg(feature = "server")]
+            tasks: None,
         }
     }
 
@@ -54,6 +63,8 @@ impl RmcpFlow {
         Self {
             flow: Arc::new(flow),
             principal,
+            #[cfg(feature = "server")]
+            tasks: None,
         }
     }
 
@@ -73,6 +84,24 @@ impl RmcpFlow {
     #[cfg(feature = "server")]
     pub(super) fn shared_flow(&self) -> Arc<Flow> {
         Arc::clone(&self.flow)
+    }
+
+    /// The flow of a server whose tasks `host` serves.
+    #[cfg(feature = "server")]
+    pub(super) fn with_task_host(mut self, host: Arc<TaskHost>) -> Self {
+        self.tasks = Some(host);
+        self
+    }
+
+    /// The server's [`TaskInbox`], to ask a task's user from outside the
+    /// handler (a job the handler started: give it the inbox and
+    /// [`Round::task_id`]); `None` for a flow that
+    /// [`McpServerBuilder::build`](crate::rmcp::McpServerBuilder::build) did
+    /// not make (built by hand with [`new`](Self::new)).
+    #[cfg(feature = "server")]
+    #[must_use]
+    pub fn task_inbox(&self) -> Option<TaskInbox> {
+        self.tasks.clone().map(TaskInbox::of)
     }
 
     /// The round of a `tools/call`.
@@ -239,7 +268,7 @@ impl RmcpFlow {
             Some(principal) => Call::new(params).with_principal(principal),
             None => Call::new(params),
         };
-        let call = call.with_task_phase(TaskOffer::of(context.parts));
+        let call = TaskOffer::apply(call, context.parts);
         let opened = self.open(call).await.map_err(|error| {
             if error.state_error() == Some(&StateError::Replayed) {
                 ReplayNoted::note(context.parts);

@@ -5,7 +5,7 @@
 
 use std::error::Error;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 use ::rmcp::ServerHandler;
@@ -17,8 +17,10 @@ use super::flow::RmcpFlow;
 use super::handler::McpHandler;
 use super::legacy::DEFAULT_ANSWER_TIMEOUT;
 use super::session::{SessionBook, SessionLimits, Sessions};
+use super::task::fleet::{self, Disagreement};
 use super::task::host::TaskHost;
-use super::task::settings::{TaskSettings, TaskSupport};
+use super::task::settings::{Created, CreatedHook, TaskSettings, TaskSupport};
+use super::task::{TaskCreated, TaskInbox};
 use crate::handoff::PrincipalFn;
 use crate::json::Limits;
 use crate::runtime::Flow;
@@ -106,6 +108,7 @@ impl McpServer {
                 calls_total: DEFAULT_CALLS_TOTAL,
             },
             tasks: TaskSettings::new(Arc::new(MemoryTaskStore::new())),
+            on_task_created: None,
         }
     }
 }
@@ -134,6 +137,7 @@ pub struct McpServerBuilder {
     legacy: Option<Duration>,
     sessions: SessionLimits,
     tasks: TaskSettings,
+    on_task_created: Option<Arc<dyn Fn(TaskCreated) + Send + Sync>>,
 }
 
 impl McpServerBuilder {
@@ -147,6 +151,53 @@ impl McpServerBuilder {
     pub fn task_tool(mut self, name: impl Into<String>, support: TaskSupport) -> Self {
         self.tasks.tools.insert(name.into(), support);
         self
+    }
+
+    /// Tells `hook` of each task the server creates (the tool, the task's
+    /// id, its principal, and the server's [`TaskInbox`](crate::rmcp::TaskInbox)), once the store
+    /// has it and before its first run starts: code outside the handler (a
+    /// worker) attaches to the right task there. The hook runs on the
+    /// request's task: keep it short (spawn what waits).
+    ///
+    /// ```no_run
+    /// # use mrtr_guard::rmcp::{McpServerBuilder, TaskCreated};
+    /// # fn wire(builder: McpServerBuilder, approval: std::sync::Arc<mrtr_guard::Form>) -> McpServerBuilder {
+    /// builder.on_task_created(move |task: TaskCreated| {
+    ///     if task.tool() != "migrate_records" {
+    ///         return;
+    ///     }
+    ///     let approval = approval.clone();
+    ///     tokio::spawn(async move {
+    ///         let reply = task.inbox().ask(task.task_id(), Some("approval"), &approval).await;
+    ///         // ...
+    /// #       let _ = reply;
+    ///     });
+    /// })
+    /// # }
+    /// ```
+    #[must_use]
+    pub fn on_task_created(mut self, hook: impl Fn(TaskCreated) + Send + Sync + 'static) -> Self {
+        self.on_task_created = Some(Arc::new(hook));
+        self
+    }
+
+    /// Checks this instance against the others sharing the task store:
+    /// the store keeps a fleet record (the audience, the mode, the id of
+    /// the key they seal with; no secret), and an instance whose audience
+    /// or mode differs, or whose key ring lacks that key, is refused
+    /// naming the setting; one that agrees records its own. Call it at
+    /// start-up, before serving (the server also checks before its first
+    /// task, and refuses tasks when it disagrees).
+    ///
+    /// # Errors
+    ///
+    /// [`ServerConfigError::FleetAudience`], [`FleetMode`](ServerConfigError::FleetMode),
+    /// [`FleetKey`](ServerConfigError::FleetKey), [`FleetUnreadable`](ServerConfigError::FleetUnreadable)
+    /// or [`FleetUnavailable`](ServerConfigError::FleetUnavailable).
+    pub async fn check_fleet(&self) -> Result<(), ServerConfigError> {
+        fleet::agree(&*self.tasks.store, self.flow.codec())
+            .await
+            .map_err(ServerConfigError::from)
     }
 
     /// Where tasks, and the answers of final rounds, are kept: every
@@ -219,6 +270,17 @@ impl McpServerBuilder {
     #[must_use]
     pub fn task_lease(mut self, lease: Duration) -> Self {
         self.tasks.lease = lease;
+        self
+    }
+
+    /// How long a question parked on a task waits for its answer
+    /// ([`DEFAULT_TASK_QUESTION_TIMEOUT`](super::DEFAULT_TASK_QUESTION_TIMEOUT)):
+    /// past it, the task fails saying so. Asks inside a task wait under this
+    /// and the task's TTL only, not under the round TTL or flow deadline of
+    /// the codec's `Policy`: hours, if the task's TTL allows them.
+    #[must_use]
+    pub fn task_question_timeout(mut self, timeout: Duration) -> Self {
+        self.tasks.question_timeout = timeout;
         self
     }
 
@@ -359,6 +421,7 @@ impl McpServerBuilder {
             || self.tasks.limits.total == 0
             || self.tasks.max_call_bytes == 0
             || self.tasks.ttl.is_zero()
+            || self.tasks.question_timeout.is_zero()
             || self.tasks.lease < Duration::from_secs(1)
             || self.tasks.poll_interval.is_zero()
         {
@@ -396,10 +459,29 @@ impl McpServerBuilder {
         // (past the match, a codec that refuses anonymous states has an
         // authentication function).
         let bound_sessions = !anonymous_codec;
-        let host = TaskHost::new(self.tasks, flow.shared_flow());
+        // The user's hook gets the server's inbox: over the host, made
+        // just below, which the hook reaches through this slot.
+        let served: Arc<OnceLock<Weak<TaskHost>>> = Arc::default();
+        let mut tasks = self.tasks;
+        if let Some(hook) = self.on_task_created {
+            let served = Arc::clone(&served);
+            tasks.on_created = Some(CreatedHook(Arc::new(move |created: Created| {
+                if let Some(host) = served.get().and_then(Weak::upgrade) {
+                    hook(TaskCreated {
+                        tool: created.tool,
+                        task_id: created.task_id,
+                        principal: created.principal,
+                        inbox: TaskInbox::of(host),
+                    });
+                }
+            })));
+        }
+        let host = Arc::new(TaskHost::new(tasks, flow.shared_flow()));
+        let _ = served.set(Arc::downgrade(&host));
+        let flow = flow.with_task_host(Arc::clone(&host));
         let handler = McpHandler::new(handler(flow))
             .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT))
-            .with_tasks(Arc::new(host));
+            .with_tasks(host);
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.legacy.is_some())
             .with_json_response(true);
@@ -446,6 +528,20 @@ pub enum ServerConfigError {
     /// ([`task_call_bytes`](McpServerBuilder::task_call_bytes)): the calls
     /// it allows could never become tasks.
     TaskBudgetBelowCall,
+    /// The instances sharing the task store use another audience
+    /// ([`check_fleet`](McpServerBuilder::check_fleet)): a task created on
+    /// one would fail when answered on this one.
+    FleetAudience,
+    /// The instances sharing the task store use another `Mode` (sealed or
+    /// signed).
+    FleetMode,
+    /// This codec's key ring lacks the key the instances sharing the task
+    /// store seal with.
+    FleetKey,
+    /// The task store's fleet record is not one this crate writes.
+    FleetUnreadable,
+    /// The task store failed while its fleet record was read or written.
+    FleetUnavailable,
 }
 
 impl fmt::Display for ServerConfigError {
@@ -475,8 +571,25 @@ impl fmt::Display for ServerConfigError {
                 "a task byte budget (task_budget) is smaller than the call a task may keep \
                  (task_call_bytes): raise the budget, or lower task_call_bytes"
             }
+            Self::FleetAudience => Disagreement::Audience.message(),
+            Self::FleetMode => Disagreement::Mode.message(),
+            Self::FleetKey => Disagreement::Key.message(),
+            Self::FleetUnreadable => Disagreement::Unreadable.message(),
+            Self::FleetUnavailable => Disagreement::Unavailable.message(),
         })
     }
 }
 
 impl Error for ServerConfigError {}
+
+impl From<Disagreement> for ServerConfigError {
+    fn from(disagreement: Disagreement) -> Self {
+        match disagreement {
+            Disagreement::Audience => Self::FleetAudience,
+            Disagreement::Mode => Self::FleetMode,
+            Disagreement::Key => Self::FleetKey,
+            Disagreement::Unreadable => Self::FleetUnreadable,
+            Disagreement::Unavailable => Self::FleetUnavailable,
+        }
+    }
+}

@@ -1,6 +1,6 @@
 //! [`Call`]: one incoming call and the principal it was made by.
 
-use crate::runtime::task::TaskPhase;
+use crate::runtime::task::{TaskPhase, TaskRun};
 use crate::wire::CallParams;
 
 /// One incoming call: its parsed params and the principal your
@@ -10,6 +10,7 @@ pub struct Call {
     params: CallParams,
     principal: Option<String>,
     task: TaskPhase,
+    run: Option<TaskRun>,
 }
 
 impl Call {
@@ -21,6 +22,7 @@ impl Call {
             params,
             principal: None,
             task: TaskPhase::Synchronous,
+            run: None,
         }
     }
 
@@ -44,6 +46,23 @@ impl Call {
     #[must_use]
     pub fn task_phase(&self) -> TaskPhase {
         self.task
+    }
+
+    /// Makes the call a run inside the task `run` ([`TaskPhase::Inside`]):
+    /// the round knows the task's id, records its steps in the task's
+    /// journal, and opens its state as a task's (no replay guard, no round
+    /// times: the task's record and clock stand for them). Only the task
+    /// host makes such a call, from a task's record: never from a client's.
+    #[cfg(any(feature = "tower", feature = "rmcp"))]
+    pub(crate) fn with_task_run(mut self, run: TaskRun) -> Self {
+        self.task = TaskPhase::Inside;
+        self.run = Some(run);
+        self
+    }
+
+    /// The task this call is a run inside, if the host said so.
+    pub(crate) fn task_run(&self) -> Option<&TaskRun> {
+        self.run.as_ref()
     }
 
     /// The params.

@@ -59,6 +59,13 @@ pub enum Misuse {
     /// tool its server did not declare as one that may run as a task
     /// (`McpServerBuilder::task_tool` in `mrtr_guard::rmcp`).
     TaskNotDeclared,
+    /// A step's recorded result does not read as what the handler's step
+    /// returns now (a deploy changed its type while the task waited):
+    /// give the changed step a new name.
+    StepChanged {
+        /// The step's name.
+        name: String,
+    },
     /// The handler asked, through [`Round::connect`](crate::runtime::Round::connect),
     /// for a connection its [`Connector`](crate::connect::Connector) was not
     /// built to make.
@@ -82,6 +89,7 @@ impl Misuse {
             Self::ArgumentsUnbound => "arguments_unbound",
             Self::InvalidForm(_) => "invalid_form",
             Self::TaskNotDeclared => "task_not_declared",
+            Self::StepChanged { .. } => "step_changed",
             Self::UnknownConnection { .. } => "unknown_connection",
             Self::AnonymousConnect => "anonymous_connect",
         }
@@ -131,6 +139,11 @@ impl fmt::Display for Misuse {
             Self::TaskNotDeclared => f.write_str(
                 "the handler called Round::task for a tool not declared as one that may run \
                  as a task: declare it with McpServerBuilder::task_tool",
+            ),
+            Self::StepChanged { name } => write!(
+                f,
+                "the recorded result of the step {name:?} does not read as the step's type: \
+                 a step whose result changed needs a new name"
             ),
             Self::UnknownConnection { name } => write!(
                 f,

@@ -7,7 +7,8 @@
 //! mistake ([`Misuse`], kept on the internal error it becomes), and what an
 //! async host opens a call into ([`Opening`], [`Opened`]; see
 //! [`Flow::open_async`]), and whether a call may run on as a task
-//! ([`TaskPhase`], [`Round::task`]).
+//! ([`TaskPhase`], [`Round::task`]), and a task's work done once
+//! ([`Round::step`]).
 //!
 //! A handler runs top-down on every round, from the top each time. It reads
 //! answers first; asks only for what is still missing; and finishes when all
@@ -57,11 +58,14 @@
 // completed), `reply` (what an ask gives, how a handler stops, how a round
 // ends), `reask` (an invalid answer asked again), `budget` (how much of a
 // state carried answers may take), `task` (whether a call may run on as a
-// task), `misuse` (a handler's mistakes), `clock` (where the time comes from).
+// task, and the task a run is inside), `journal` (where a task's steps are
+// recorded), `misuse` (a handler's mistakes), `clock` (where the time comes
+// from).
 mod budget;
 mod call;
 mod clock;
 mod flow;
+mod journal;
 mod misuse;
 mod reask;
 mod reply;
@@ -71,9 +75,13 @@ mod task;
 pub use call::Call;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use flow::Flow;
+#[cfg(feature = "rmcp")]
+pub(crate) use journal::{Journal, JournalFuture};
 pub use misuse::Misuse;
 #[cfg(feature = "server")]
 pub(crate) use reask::{asks_again, reask_message};
 pub use reply::{AbortReason, Reply, RoundEnd, Stop};
 pub use round::{Opened, Opening, Round};
 pub use task::TaskPhase;
+#[cfg(any(feature = "tower", feature = "rmcp"))]
+pub(crate) use task::TaskRun;

@@ -272,6 +272,29 @@ impl StateCodec {
         })
     }
 
+    /// The next state of a flow inside a task, for
+    /// [`open_in_task`](Self::open_in_task): the next round, with no round
+    /// cap and no deadline (the task's clock bounds it).
+    pub(crate) fn next_in_task_at<A: Serialize, B>(
+        &self,
+        binding: &Binding<'_>,
+        previous: &Claims<B>,
+        contents: &StateContents<A>,
+        now: OffsetDateTime,
+        claims_len: usize,
+    ) -> Result<String, MintError> {
+        self.mint(Mint {
+            binding,
+            flow_id: previous.flow_id(),
+            round: previous.round().saturating_add(1),
+            deadline: previous.deadline().max(now),
+            contents,
+            now,
+            nonce: None,
+            claims_len,
+        })
+    }
+
     /// [`open_at`](Self::open_at) with the system clock.
     ///
     /// # Errors
@@ -305,24 +328,48 @@ impl StateCodec {
         now: OffsetDateTime,
     ) -> Result<Claims<A>, StateError> {
         let mut seen = Seen::default();
-        let opened =
-            self.verify_seen(token, binding, now, &mut seen)
-                .and_then(|(claims, principal)| {
-                    if let Some((guard, token)) = self.replay_entry(principal, &claims)? {
-                        let timer = GuardTimer::start();
-                        let consumed = guard.consume(token, now);
-                        events::guard_called(timer, &consumed);
-                        consumed.map_err(StateError::from_replay)?;
-                    }
-                    Ok(claims)
-                });
+        let opened = self
+            .verify_seen(token, binding, Some(now), &mut seen)
+            .and_then(|(claims, principal)| {
+                if let Some((guard, token)) = self.replay_entry(principal, &claims)? {
+                    let timer = GuardTimer::start();
+                    let consumed = guard.consume(token, now);
+                    events::guard_called(timer, &consumed);
+                    consumed.map_err(StateError::from_replay)?;
+                }
+                Ok(claims)
+            });
         if let Err(error) = &opened {
             seen.refused(error);
         }
         opened
     }
 
-    /// [`open_at`](Self::open_at) up to the replay guard, noting in `seen`
+    /// Opens a state a task keeps in its sealed record, for a run of the
+    /// task's handler: everything [`open_at`](Self::open_at) checks (the
+    /// key, the seal or signature, the audience, the binding to principal,
+    /// method, target and arguments) but the times, the round cap and the
+    /// replay guard. A task's states never leave the server (no
+    /// `requestState` is on a task's wire); the task's own clock bounds
+    /// them (its TTL, each question's timeout), and its record, changed by
+    /// compare and replace, is what runs each of them once.
+    pub(crate) fn open_in_task<A: DeserializeOwned>(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+    ) -> Result<Claims<A>, StateError> {
+        let mut seen = Seen::default();
+        let opened = self
+            .verify_seen(token, binding, None, &mut seen)
+            .map(|(claims, _)| claims);
+        if let Err(error) = &opened {
+            seen.refused(error);
+        }
+        opened
+    }
+
+    /// [`open_at`](Self::open_at) up to the replay guard (the times checked
+    /// at `now`; `None`: not checked, for [`open_in_task`](Self::open_in_task)), noting in `seen`
     /// what a refusal's log event may name: the key id once the header
     /// splits, the flow id and round once the tag verified and the claims
     /// parsed. Returns the claims and, under a replay guard, the key it
@@ -331,7 +378,7 @@ impl StateCodec {
         &self,
         token: &str,
         binding: &Binding<'_>,
-        now: OffsetDateTime,
+        now: Option<OffsetDateTime>,
         seen: &mut Seen,
     ) -> Result<(Claims<A>, Option<PrincipalKey>), StateError> {
         if !self.principal_ok(binding) {
@@ -359,7 +406,11 @@ impl StateCodec {
             Mode::Signed => signed::open(key, &context, &raw, claims_json::decode)?,
         };
         seen.flow = Some((claims.flow_id(), claims.round()));
-        self.check_times(&claims, now)?;
+        match now {
+            Some(now) => self.check_times(&claims, now)?,
+            None if claims.round() == 0 => return Err(StateError::TooManyRounds),
+            None => {}
+        }
         // The guard's name for the principal: one HMAC, only when a guard
         // will use it.
         let principal = self
@@ -672,7 +723,7 @@ impl StateCodec {
         now: OffsetDateTime,
     ) -> Result<Claims<A>, StateError> {
         let mut seen = Seen::default();
-        let opened = match self.verify_seen(token, binding, now, &mut seen) {
+        let opened = match self.verify_seen(token, binding, Some(now), &mut seen) {
             Err(error) => Err(error),
             Ok((claims, principal)) => match self.replay_entry(principal, &claims) {
                 Err(error) => Err(error),

@@ -25,6 +25,8 @@ pub struct MemoryTaskStore {
 
 #[derive(Debug, Default)]
 struct Inner {
+    /// The fleet record.
+    fleet: Option<Vec<u8>>,
     tasks: HashMap<TaskId, Entry>,
     answers: HashMap<[u8; 32], Kept>,
     /// Every entry by its expiry, soonest first.
@@ -359,5 +361,16 @@ impl TaskStore for MemoryTaskStore {
     ) -> StoreFuture<'a, Option<Vec<u8>>> {
         let inner = self.lock(now);
         ready(Ok(inner.answers.get(key).map(|kept| kept.answer.clone())))
+    }
+
+    fn fleet(&self) -> StoreFuture<'_, Option<Vec<u8>>> {
+        let inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        ready(Ok(inner.fleet.clone()))
+    }
+
+    fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()> {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        inner.fleet = Some(record.to_vec());
+        ready(Ok(()))
     }
 }

@@ -69,6 +69,11 @@ pub(crate) struct Parked {
     /// to the mailbox, for that code, and resumes no run.
     #[serde(default)]
     pub(crate) external: bool,
+    /// A form's properties in their declared order, when it is not
+    /// alphabetical (the request's own JSON has them sorted): `tasks/get`
+    /// writes them in this order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) order: Vec<String>,
 }
 
 /// Everything kept about one task: its head and its body, sealed apart.
@@ -96,6 +101,15 @@ pub(crate) struct TaskHead {
     /// While working: until when the instance running it vouches for it
     /// (it renews this while the handler runs), in Unix milliseconds.
     pub(crate) lease_until: Option<i64>,
+    /// While working: the run that holds the lease (random): only it
+    /// renews the lease, records steps and writes the outcome, so a run
+    /// whose lease lapsed and was taken over by another instance's stops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) lease_run: Option<u64>,
+    /// How many times a run of the task was lost (its instance stopped
+    /// renewing the lease) and the task resumed on another.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub(crate) resumes: u32,
     /// While the handler's questions are parked: until when the state its
     /// next run opens can still open (the round TTL from the park), in Unix
     /// milliseconds. Past it no answer can resume the task.
@@ -105,12 +119,18 @@ pub(crate) struct TaskHead {
     pub(crate) outstanding: BTreeMap<String, Parked>,
     /// The tool's result, once completed.
     pub(crate) result: Option<Value>,
+    /// The handler's result, held while a question parked from outside
+    /// the handler (a `TaskInbox`) is outstanding or its answer not yet
+    /// taken: the task completes with it once that asker is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) held_result: Option<Value>,
     /// The JSON-RPC error, once failed.
     pub(crate) error: Option<Value>,
 }
 
 /// What only a change of the task reads: the call its runs make, the state
-/// and answers of the next run, the keys used, the mailbox.
+/// and answers of the next run, the keys used, the mailbox, the journal
+/// of steps.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub(crate) struct TaskBody {
     pub(crate) call: TaskCall,
@@ -128,6 +148,14 @@ pub(crate) struct TaskBody {
     /// handler, until that code takes it.
     #[serde(default)]
     pub(crate) mailbox: BTreeMap<String, Value>,
+    /// The journal: step name -> the result of each step the handler
+    /// completed, which no later run does again.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) steps: BTreeMap<String, Value>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// A record sealed for the store: its head and its body.
@@ -141,6 +169,12 @@ impl TaskHead {
     /// for it).
     pub(crate) fn handler_asks(&self) -> bool {
         self.outstanding.values().any(|parked| !parked.external)
+    }
+
+    /// Whether `run` holds the task's lease: the run that may renew it,
+    /// record steps and write the outcome.
+    pub(crate) fn leased_to(&self, run: u64) -> bool {
+        !self.status.is_terminal() && self.lease_run == Some(run) && self.lease_until.is_some()
     }
 
     /// When the task's TTL ends.
@@ -177,8 +211,35 @@ impl TaskRecord {
         head.status = status;
         head.outstanding.clear();
         head.lease_until = None;
+        head.lease_run = None;
         head.answer_by = None;
+        head.held_result = None;
         self.body = TaskBody::default();
+    }
+
+    /// Whether code outside the handler still waits on the task: a
+    /// question of its outstanding, or an answer it has not taken.
+    pub(crate) fn asker_waits(&self) -> bool {
+        self.head.outstanding.values().any(|parked| parked.external)
+            || !self.body.mailbox.is_empty()
+    }
+
+    /// Completes the task with `result`, or, while an asker outside the
+    /// handler waits on it ([`asker_waits`](Self::asker_waits)), holds the
+    /// result until that asker is done.
+    pub(crate) fn complete(&mut self, result: Option<Value>) {
+        if self.asker_waits() {
+            self.head.held_result = result;
+            self.head.outstanding.retain(|_, parked| parked.external);
+            self.head.status = if self.head.outstanding.is_empty() {
+                Status::Working
+            } else {
+                Status::InputRequired
+            };
+            return;
+        }
+        self.end(Status::Completed);
+        self.head.result = result;
     }
 
     /// Ends the task `failed` with the JSON-RPC error `code` and `message`.
@@ -246,11 +307,14 @@ mod tests {
                 ttl_ms: 1_000,
                 poll_interval_ms: 1_000,
                 lease_until: None,
+                lease_run: None,
+                resumes: 0,
                 answer_by: None,
                 outstanding: BTreeMap::new(),
                 result: Some(
                     serde_json::json!({"content": [{"type": "text", "text": "secret result"}]}),
                 ),
+                held_result: None,
                 error: None,
             },
             body: TaskBody {

@@ -199,6 +199,8 @@ pub struct StoredHead {
 /// - **Remembered answers**: [`remember`](Self::remember) keeps a final
 ///   round's sealed answer until its `expires_at`, [`recall`](Self::recall)
 ///   finds it.
+/// - **One fleet record**: [`fleet`](Self::fleet) reads what
+///   [`set_fleet`](Self::set_fleet) last wrote, on any instance.
 pub trait TaskStore: Send + Sync + fmt::Debug {
     /// Stores a new task, durably, within its caps.
     ///
@@ -269,4 +271,16 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
         key: &'a [u8; 32],
         now: OffsetDateTime,
     ) -> StoreFuture<'a, Option<Vec<u8>>>;
+
+    /// The fleet record: what the instances sharing this store must agree
+    /// on (the audience, the mode, the key they seal with: no secret), as
+    /// the last instance that agreed with it wrote it; `None` before any.
+    fn fleet(&self) -> StoreFuture<'_, Option<Vec<u8>>>;
+
+    /// Writes the fleet record (kept until it is written again).
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::Unavailable`] when the store failed.
+    fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()>;
 }

@@ -5,12 +5,12 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
-use redis::aio::ConnectionLike;
-use redis::{RedisError, Value};
+use redis::{Cmd, RedisError, Value};
 
 use crate::redis::connection::{Conn, Connector};
 use crate::redis::error::{unavailable, unexpected};
 use crate::redis::generation::{self};
+use crate::redis::lua::{self, Lua};
 use crate::redis::replay::commit;
 use crate::redis::replay::error::failed;
 use crate::redis::watch::Watch;
@@ -26,49 +26,45 @@ use crate::state::{Generation, ReplayError};
 /// write (`SETNX`), so a full `noeviction` Redis refuses the whole script
 /// with `OOM` (Redis checks memory at a script's first write only when no
 /// read came before it).
-const CONSUME_SCRIPT: &str = "\
+static CONSUME: Lua = Lua::new(&["\
 redis.call('SETNX', KEYS[2], ARGV[3])
 local g = redis.call('GET', KEYS[2])
 if g ~= ARGV[1] then return {0, g} end
 if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return {1, g} end
 return {2, g}
-";
+"]);
 impl Conn {
-    /// The replies to each entry's `SET` and, with `wait`, to the `WAIT`
+    /// The replies to each entry's consume and, with `wait`, to the `WAIT`
     /// after it: on one node, one pipeline for the whole batch (one `WAIT`
-    /// covers every `SET` before it on the connection); on a cluster, whose
-    /// keys are on many nodes, one pipeline per key, all at once.
+    /// covers every consume before it on the connection); on a cluster,
+    /// whose keys are on many nodes, one pipeline per key, all at once.
     async fn set_all(
         &mut self,
         batch: &[commit::Entry],
         wait: Option<(u32, Duration)>,
         candidate: Generation,
-    ) -> Result<Vec<Vec<Value>>, RedisError> {
+    ) -> Result<Vec<(Value, Option<Value>)>, RedisError> {
+        let candidate = candidate.to_string();
+        let consumes: Vec<Cmd> = batch
+            .iter()
+            .map(|entry| consume(entry, &candidate))
+            .collect();
         match self {
-            Self::Single(conn) => {
-                let pipeline = set_pipeline(batch, wait, candidate);
-                let mut replies = conn
-                    .req_packed_commands(&pipeline, 0, pipeline.len())
-                    .await?;
-                let acked = match wait {
-                    Some(_) => replies.pop(),
-                    None => None,
-                };
-                Ok(replies
-                    .into_iter()
-                    .map(|set| [Some(set), acked.clone()].into_iter().flatten().collect())
-                    .collect())
-            }
+            Self::Single(_) => self.send_then_wait(&consumes, wait).await,
             Self::Cluster(conn) => {
-                let sends = batch.iter().map(|entry| {
-                    let mut conn = conn.clone();
-                    let pipeline = set_pipeline([entry], wait, candidate);
-                    async move { conn.req_packed_commands(&pipeline, 0, pipeline.len()).await }
+                let sends = consumes.iter().map(|consume| {
+                    let mut conn = Self::Cluster(conn.clone());
+                    async move {
+                        conn.send_then_wait(std::slice::from_ref(consume), wait)
+                            .await
+                    }
                 });
-                futures_util::future::join_all(sends)
-                    .await
-                    .into_iter()
-                    .collect()
+                let replies = futures_util::future::join_all(sends).await;
+                let mut all = Vec::with_capacity(batch.len());
+                for reply in replies {
+                    all.extend(reply?);
+                }
+                Ok(all)
             }
         }
     }
@@ -108,56 +104,45 @@ impl Connector {
     }
 }
 
-/// [`CONSUME_SCRIPT`] for each entry, then, with `wait`, one `WAIT
-/// replicas timeout`.
-fn set_pipeline<'a>(
-    batch: impl IntoIterator<Item = &'a commit::Entry>,
-    wait: Option<(u32, Duration)>,
-    candidate: Generation,
-) -> redis::Pipeline {
-    let mut pipeline = redis::pipe();
-    let candidate = candidate.to_string();
-    for entry in batch {
-        let write = &entry.write;
-        pipeline
-            .cmd("EVAL")
-            .arg(CONSUME_SCRIPT)
-            .arg(2)
-            .arg(&write.key)
-            .arg(&write.record)
-            // `-` is no generation's text: the script refuses the token.
-            .arg(
-                write
-                    .generation
-                    .map_or_else(|| "-".to_owned(), |g| g.to_string()),
-            )
-            .arg(write.ttl_ms)
-            .arg(&candidate);
-    }
-    if let Some((replicas, timeout)) = wait {
-        pipeline
-            .cmd("WAIT")
-            .arg(replicas)
-            .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
-    }
-    pipeline
+/// [`CONSUME`]'s call for one entry.
+fn consume(entry: &commit::Entry, candidate: &str) -> Cmd {
+    let write = &entry.write;
+    let mut command = CONSUME.call(2);
+    command
+        .arg(&write.key)
+        .arg(&write.record)
+        // `-` is no generation's text: the script refuses the token.
+        .arg(
+            write
+                .generation
+                .map_or_else(|| "-".to_owned(), |g| g.to_string()),
+        )
+        .arg(write.ttl_ms)
+        .arg(candidate);
+    command
 }
 
 /// What one consume (and the `WAIT` after it) answered means; the group's
 /// generation it read goes to the watch, for minting.
 fn outcome(
-    replies: Vec<Value>,
+    (reply, acked): (Value, Option<Value>),
     wait: Option<(u32, Duration)>,
     entry: &commit::Entry,
     watch: &Watch,
 ) -> Result<(), ReplayError> {
-    let mut replies = replies.into_iter().map(Value::extract_error);
-    let consumed = match replies.next() {
-        Some(Ok(reply)) => consumed(&reply, entry, watch),
-        Some(Err(error)) => return Err(failed(unavailable(&error))),
-        None => None,
+    let acked = acked.map(Value::extract_error);
+    let consumed = match (reply.extract_error(), &acked, wait) {
+        (Ok(reply), _, _) => consumed(&reply, entry, watch),
+        // Not run (`NOSCRIPT`) behind a `WAIT` that fell short: refused as
+        // the replicas'.
+        (Err(error), Some(Ok(Value::Int(acked))), Some((replicas, _)))
+            if lua::is_missing(&error) && *acked < i64::from(replicas) =>
+        {
+            return Err(too_few(replicas));
+        }
+        (Err(error), _, _) => return Err(failed(unavailable(&error))),
     };
-    match (consumed, replies.next(), wait) {
+    match (consumed, acked, wait) {
         (Some(Ok(())), Some(Err(error)), Some(_)) => Err(failed(unavailable(&error))),
         (Some(Err(refused)), _, _) => Err(refused),
         (Some(Ok(())), None, None) => Ok(()),
@@ -165,16 +150,21 @@ fn outcome(
             if acked >= i64::from(replicas) {
                 Ok(())
             } else {
-                Err(ReplayError::Unavailable(format!(
-                    "fewer than {replicas} redis replicas acknowledged the entry in time"
-                )))
+                Err(too_few(replicas))
             }
         }
         _ => Err(failed(unexpected("the consume script"))),
     }
 }
 
-/// What [`CONSUME_SCRIPT`] answered: set (`Ok`), a replay, or another
+/// The refusal when fewer than `replicas` acknowledged an entry.
+fn too_few(replicas: u32) -> ReplayError {
+    ReplayError::Unavailable(format!(
+        "fewer than {replicas} redis replicas acknowledged the entry in time"
+    ))
+}
+
+/// What [`CONSUME`] answered: set (`Ok`), a replay, or another
 /// generation; `None` for a reply it never gives.
 fn consumed(
     reply: &Value,

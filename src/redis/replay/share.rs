@@ -5,6 +5,7 @@ use redis::{Cmd, Value};
 use time::OffsetDateTime;
 
 use crate::redis::error::unexpected;
+use crate::redis::lua::Lua;
 use crate::redis::replay::error::failed;
 use crate::state::ReplayError;
 
@@ -13,7 +14,7 @@ use crate::state::ReplayError;
 /// counted (a retry, or a replay that `SET NX` then refuses), refuses past
 /// the share, else counts the member and keeps the set as long as its
 /// longest entry. `ARGV`: now and retention (Unix ms), share, member, TTL ms.
-const SHARE_SCRIPT: &str = "\
+static SHARE_SCRIPT: Lua = Lua::new(&["\
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 if redis.call('ZSCORE', KEYS[1], ARGV[4]) then return 1 end
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
@@ -22,10 +23,10 @@ if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[5]) then
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
 end
 return 1
-";
+"]);
 
 /// The share check of `member` (`flow:round`) on `key`, the principal's
-/// sorted set: `EVAL` of [`SHARE_SCRIPT`].
+/// sorted set: a call of [`SHARE_SCRIPT`].
 pub(super) fn script(
     key: String,
     member: String,
@@ -34,10 +35,8 @@ pub(super) fn script(
     now: OffsetDateTime,
     ttl_ms: u64,
 ) -> Cmd {
-    let mut script = redis::cmd("EVAL");
+    let mut script = SHARE_SCRIPT.call(1);
     script
-        .arg(SHARE_SCRIPT)
-        .arg(1)
         .arg(key)
         .arg(unix_ms(now))
         .arg(unix_ms(retain_until))

@@ -6,6 +6,7 @@
 use redis::{Cmd, Value};
 
 use crate::redis::error::{self, RedisUnavailable};
+use crate::redis::lua::Lua;
 use crate::task::{Stored, StoredHead, TaskLimits, TaskStoreError};
 
 /// The byte budgets' Lua, shared by the scripts that charge: `forget`
@@ -71,7 +72,9 @@ end
 /// expiry (Unix ms), the total cap, the owner's cap, the task id, its TTL in
 /// ms, the owner's key, the task's charge, the owner's byte budget, the
 /// total.
-const CAPS: &str = "\
+static CAPS: Lua = Lua::new(&[
+    BUDGET,
+    "\
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
 forget(KEYS[3], KEYS[4], KEYS[5], ARGV[1])
@@ -87,22 +90,26 @@ for i = 1, 2 do
   keep(KEYS[i], tonumber(ARGV[6]))
 end
 return 1
-";
+",
+]);
 
 /// A charge of a replacement or a remembered answer (`KEYS`: `held`,
 /// `charges`, `bytes`): forgets the expired, then [`BUDGET`]'s `charge`.
 /// `ARGV`: now, the member, the owner's key, the bytes, the version,
 /// settle (0 or 1), the expiry (Unix ms), the TTL in ms, the owner's
 /// budget, the total.
-const CHARGE: &str = "\
+static CHARGE: Lua = Lua::new(&[
+    BUDGET,
+    "\
 forget(KEYS[1], KEYS[2], KEYS[3], ARGV[1])
 return charge(KEYS, ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
   ARGV[7], tonumber(ARGV[8]), tonumber(ARGV[9]), tonumber(ARGV[10]))
-";
+",
+]);
 
 /// Gives back the charge of a member whose write failed (`KEYS`: `held`,
 /// `charges`, `bytes`; `ARGV`: the member).
-const UNCHARGE: &str = "\
+static UNCHARGE: Lua = Lua::new(&["\
 local c = redis.call('HGET', KEYS[2], ARGV[1])
 if not c then return 0 end
 local n, _, o = string.match(c, '^(%d+) (%d+) (%x+)$')
@@ -111,22 +118,20 @@ if redis.call('HINCRBY', KEYS[3], o, -tonumber(n)) <= 0 then redis.call('HDEL', 
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[1], ARGV[1])
 return 1
-";
+"]);
 
 /// A new end to a task's count (`KEYS`: every task, the owner's tasks;
 /// `ARGV`: the task id, the end in Unix ms): its score moved in each set
 /// that still counts it (`XX`: a released task stays released).
-const RECOUNT: &str = "\
+static RECOUNT: Lua = Lua::new(&["\
 for i = 1, 2 do redis.call('ZADD', KEYS[i], 'XX', ARGV[2], ARGV[1]) end
 return 1
-";
+"]);
 
 /// `EVAL` moving the end of the task `member`'s count to `until_ms`.
 pub(super) fn recount(total_key: &str, owner_key: &str, member: &str, until_ms: i64) -> Cmd {
-    let mut command = redis::cmd("EVAL");
+    let mut command = RECOUNT.call(2);
     command
-        .arg(RECOUNT)
-        .arg(2)
         .arg(total_key)
         .arg(owner_key)
         .arg(member)
@@ -138,7 +143,7 @@ pub(super) fn recount(total_key: &str, owner_key: &str, member: &str, until_ms: 
 /// the body, forgotten after the TTL. The same create sent again (the hash
 /// holds this very head, sealed under a fresh nonce) is done (1). `ARGV`:
 /// the head, the body, the TTL in ms.
-const CREATE: &str = "\
+static CREATE: Lua = Lua::new(&["\
 if redis.call('EXISTS', KEYS[1]) == 1 then
   if redis.call('HGET', KEYS[1], 'h') == ARGV[1] then return 1 end
   return 0
@@ -146,19 +151,19 @@ end
 redis.call('HSET', KEYS[1], 'v', '1', 'h', ARGV[1], 'b', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
-";
+"]);
 
 /// Compare and replace: only when the hash's version is still the one read
 /// (compared as text: no float on the way), the next version, the head, the
 /// body and the new TTL (1); otherwise nothing (0), the task gone included.
 /// `ARGV`: the version read, the head, the body, the TTL in ms.
-const REPLACE: &str = "\
+static REPLACE: Lua = Lua::new(&["\
 if redis.call('HGET', KEYS[1], 'v') ~= ARGV[1] then return 0 end
 redis.call('HINCRBY', KEYS[1], 'v', 1)
 redis.call('HSET', KEYS[1], 'h', ARGV[2], 'b', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
-";
+"]);
 
 /// The keys of the caps' slot a charge names: `held`, `charges`, `bytes`.
 pub(super) struct Budget {
@@ -185,10 +190,8 @@ pub(super) fn caps(
     limits: TaskLimits,
     now_ms: i64,
 ) -> Cmd {
-    let mut command = redis::cmd("EVAL");
+    let mut command = CAPS.call(5);
     command
-        .arg(format!("{BUDGET}{CAPS}"))
-        .arg(5)
         .arg(total_key)
         .arg(owner_key)
         .arg(&budget.held)
@@ -216,10 +219,8 @@ pub(super) fn charge(
     limits: TaskLimits,
     now_ms: i64,
 ) -> Cmd {
-    let mut command = redis::cmd("EVAL");
+    let mut command = CHARGE.call(3);
     command
-        .arg(format!("{BUDGET}{CHARGE}"))
-        .arg(3)
         .arg(&budget.held)
         .arg(&budget.charges)
         .arg(&budget.bytes)
@@ -250,10 +251,8 @@ pub(super) fn charged(reply: &Value) -> Result<bool, TaskStoreError> {
 
 /// `EVAL` giving back the charge of `member`.
 pub(super) fn uncharge(budget: &Budget, member: &str) -> Cmd {
-    let mut command = redis::cmd("EVAL");
+    let mut command = UNCHARGE.call(3);
     command
-        .arg(UNCHARGE)
-        .arg(3)
         .arg(&budget.held)
         .arg(&budget.charges)
         .arg(&budget.bytes)
@@ -285,23 +284,15 @@ pub(super) fn uncount(key: &str, member: &str) -> Cmd {
 
 /// `EVAL` of the new task's hash.
 pub(super) fn create(key: &str, (head, body): (&[u8], &[u8]), ttl_ms: u64) -> Cmd {
-    let mut command = redis::cmd("EVAL");
-    command
-        .arg(CREATE)
-        .arg(1)
-        .arg(key)
-        .arg(head)
-        .arg(body)
-        .arg(ttl_ms);
+    let mut command = CREATE.call(1);
+    command.arg(key).arg(head).arg(body).arg(ttl_ms);
     command
 }
 
 /// `EVAL` of compare and replace.
 pub(super) fn replace(key: &str, version: u64, (head, body): (&[u8], &[u8]), ttl_ms: u64) -> Cmd {
-    let mut command = redis::cmd("EVAL");
+    let mut command = REPLACE.call(1);
     command
-        .arg(REPLACE)
-        .arg(1)
         .arg(key)
         .arg(version.to_string())
         .arg(head)

@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use crate::redis::connection::{Conn, Connector};
 use crate::redis::endpoint::{COMMAND_TIMEOUT, CONNECT_TIMEOUT};
 use crate::redis::layout::{DEFAULT_PREFIX, Key, time_to_live_ms};
+use crate::redis::lua;
 use crate::redis::task::script;
 use crate::state::PrincipalKey;
 use crate::task::millis::millis;
@@ -233,37 +234,32 @@ impl RedisTaskStore {
         let Some((replicas, timeout)) = self.inner.wait else {
             return self.send(command).await;
         };
-        let mut pipeline = redis::pipe();
-        pipeline
-            .add_command(command.clone())
-            .cmd("WAIT")
-            .arg(replicas)
-            .arg(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
         let inner = &self.inner;
-        let replies = inner
+        let (reply, acked) = inner
             .connector
-            .run(&inner.conn, |mut conn| {
-                let pipeline = &pipeline;
-                async move {
-                    let replies = conn.send_all(pipeline).await?;
-                    replies
-                        .into_iter()
-                        .map(Value::extract_error)
-                        .collect::<Result<Vec<_>, _>>()
+            .run(&inner.conn, |mut conn| async move {
+                let wait = Some((replicas, timeout));
+                let replies = conn.send_then_wait(std::slice::from_ref(command), wait);
+                match <[(Value, Option<Value>); 1]>::try_from(replies.await?) {
+                    Ok([(reply, Some(acked))]) => {
+                        let acked = acked.extract_error()?;
+                        // Not run (`NOSCRIPT`) behind a `WAIT` that fell
+                        // short: refused as the replicas'.
+                        match reply.extract_error() {
+                            Err(error) if lua::is_missing(&error) => Ok(Some((None, acked))),
+                            reply => Ok(Some((Some(reply?), acked))),
+                        }
+                    }
+                    _ => Ok(None),
                 }
             })
             .await
-            .map_err(script::failed)?;
-        match <[Value; 2]>::try_from(replies) {
-            Ok([reply, acked]) => {
-                script::acked(&acked, replicas)?;
-                Ok(reply)
-            }
-            Err(_) => Err(script::unexpected("a write and WAIT")),
-        }
+            .map_err(script::failed)?
+            .ok_or_else(|| script::unexpected("a write and WAIT"))?;
+        script::acked(&acked, replicas)?;
+        reply.ok_or_else(|| script::unexpected("a write"))
     }
 
-    /// The keys of the byte budgets, in the caps' slot.
     fn budget(&self) -> script::Budget {
         let prefix = &self.inner.prefix;
         script::Budget {
@@ -447,6 +443,24 @@ impl TaskStore for RedisTaskStore {
         Box::pin(
             async move { script::got(self.send(&script::recall(&self.answer_key(key))).await?) },
         )
+    }
+
+    fn fleet(&self) -> StoreFuture<'_, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let mut command = redis::cmd("GET");
+            command.arg(Key::Fleet.under(&self.inner.prefix));
+            script::got(self.send(&command).await?)
+        })
+    }
+
+    fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut command = redis::cmd("SET");
+            command
+                .arg(Key::Fleet.under(&self.inner.prefix))
+                .arg(record);
+            script::set(&self.send(&command).await?)
+        })
     }
 }
 

@@ -293,7 +293,7 @@ impl<H: ServerHandler> ServerHandler for McpHandler<H> {
     ) -> Result<GetTaskResult, ErrorData> {
         #[cfg(feature = "server")]
         if let Some(tasks) = self.tasks() {
-            return tasks.get(request, &context).await;
+            return tasks.get(self.shared_inner(), request, &context).await;
         }
         self.inner().get_task(request, context).await
     }

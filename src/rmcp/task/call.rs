@@ -15,9 +15,10 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::fleet;
 use super::host::{ALL_BYTES, PRINCIPAL_BYTES, TaskHost, duration_ms, store_failed};
 use super::run::spawn;
-use super::settings::TaskSupport;
+use super::settings::{Created, TaskSupport};
 use super::view::task;
 use crate::handoff::{RawArguments, ReplayNoted, TaskOffer, TaskStart};
 use crate::metrics;
@@ -73,7 +74,7 @@ impl TaskHost {
         // A replay is noted, and an answer remembered, only under a guard.
         let noted = self.guarded.then(ReplayNoted::default);
         if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
-            parts.extensions.insert(TaskOffer(phase));
+            parts.extensions.insert(TaskOffer::Phase(phase));
             if let Some(noted) = &noted {
                 parts.extensions.insert(noted.clone());
             }
@@ -123,7 +124,7 @@ impl TaskHost {
             Some(_) => TaskPhase::Synchronous,
         };
         if let Some(parts) = cx.extensions.get_mut::<http::request::Parts>() {
-            parts.extensions.insert(TaskOffer(phase));
+            parts.extensions.insert(TaskOffer::Phase(phase));
         }
         Ok(())
     }
@@ -137,6 +138,16 @@ impl TaskHost {
         cx: &RequestContext<RoleServer>,
         TaskStart(request_state): TaskStart,
     ) -> Result<CreateTaskResult, ErrorData> {
+        // An instance that disagrees with the others sharing the store
+        // serves no task (`McpServerBuilder::check_fleet`, logged).
+        if self.fleet_agreed.get().is_none() {
+            fleet::agree(&*self.settings.store, self.flow().codec())
+                .await
+                .map_err(|refused| {
+                    error_data(RpcError::internal_error_because(refused.message()))
+                })?;
+            let _ = self.fleet_agreed.set(());
+        }
         let id = TaskId::random().ok_or_else(|| error_data(RpcError::internal_error()))?;
         let now = self.now();
         let owner = self.caller(cx).map(str::to_owned);
@@ -162,7 +173,7 @@ impl TaskHost {
                 "the call's arguments are too large for this server to keep as a task",
             )));
         }
-        let record = TaskRecord {
+        let mut record = TaskRecord {
             head: TaskHead {
                 owner,
                 status: Status::Working,
@@ -172,10 +183,13 @@ impl TaskHost {
                 ttl_ms: u64::try_from(duration_ms(self.settings.ttl)).unwrap_or(u64::MAX),
                 poll_interval_ms: u64::try_from(duration_ms(self.settings.poll_interval))
                     .unwrap_or(u64::MAX),
-                lease_until: Some(self.lease_from(now)),
+                lease_until: None,
+                lease_run: None,
+                resumes: 0,
                 answer_by: None,
                 outstanding: Default::default(),
                 result: None,
+                held_result: None,
                 error: None,
             },
             body: TaskBody {
@@ -184,6 +198,8 @@ impl TaskHost {
                 ..TaskBody::default()
             },
         };
+        self.lease(&mut record.head, now)
+            .ok_or_else(|| error_data(RpcError::internal_error()))?;
         let sealed = self.seal(&id, CREATED_VERSION, &record)?;
         let created = self
             .settings
@@ -204,6 +220,13 @@ impl TaskHost {
             return Err(self.refused(cx, error));
         }
         metrics::task_status(record.head.status.as_str());
+        if let Some(hook) = &self.settings.on_created {
+            (hook.0)(Created {
+                tool: record.body.call.name.clone(),
+                task_id: id.to_string(),
+                principal: record.head.owner.clone(),
+            });
+        }
         spawn(
             Arc::clone(self),
             Arc::clone(inner),

@@ -2,7 +2,7 @@
 //! the key their records are sealed with, who is calling, and the one way a
 //! task changes (read, change, compare and replace).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use ::rmcp::ErrorData;
@@ -41,6 +41,8 @@ pub(crate) struct TaskHost {
     pub(crate) guarded: bool,
     /// The round TTL: how long a final round's answer is remembered.
     pub(crate) round_ttl: time::Duration,
+    /// Set once this instance agreed with the store's fleet record.
+    pub(crate) fleet_agreed: OnceLock<()>,
 }
 
 /// Who reads or changes a task: its owner (the calling principal, `None`
@@ -93,9 +95,15 @@ impl TaskHost {
         Self {
             guarded: codec.has_replay_guard(),
             round_ttl: codec.policy().ttl(),
+            fleet_agreed: OnceLock::new(),
             settings,
             flow,
         }
+    }
+
+    /// The flow whose codec seals the records.
+    pub(crate) fn flow(&self) -> &Flow {
+        &self.flow
     }
 
     pub(crate) fn keys(&self) -> &KeyRing {
@@ -295,21 +303,31 @@ impl TaskHost {
         }
     }
 
-    /// Until when questions parked at `now` can be answered: the round TTL
-    /// of the state the handler's next run opens.
+    /// Until when questions parked at `now` can be answered: the task's
+    /// question timeout from now (the task's TTL ends it sooner).
     pub(crate) fn answer_by(&self, now: OffsetDateTime) -> i64 {
-        let ttl = i64::try_from(self.round_ttl.whole_milliseconds()).unwrap_or(i64::MAX);
-        millis(now).saturating_add(ttl)
+        millis(now).saturating_add(duration_ms(self.settings.question_timeout))
     }
 
     /// The lease a working task gets from `now`.
     pub(crate) fn lease_from(&self, now: OffsetDateTime) -> i64 {
         millis(now).saturating_add(duration_ms(self.settings.lease))
     }
+
+    /// Leases the task to a new run from `now`: the run's token (random),
+    /// or `None` when the OS random generator failed.
+    pub(crate) fn lease(&self, head: &mut TaskHead, now: OffsetDateTime) -> Option<u64> {
+        let bytes = TaskId::random()?.to_bytes();
+        let run = u64::from_le_bytes(bytes.first_chunk::<8>().copied()?);
+        head.lease_until = Some(self.lease_from(now));
+        head.lease_run = Some(run);
+        Some(run)
+    }
 }
 
-/// Whether a non-terminal task has outlived its TTL, or, working, its
-/// lease, or, parked, the time its questions could be answered in.
+/// Whether a non-terminal task has outlived its TTL, or, parked, the time
+/// its questions could be answered in, or lost its runs too often (a
+/// lapsed lease otherwise resumes it: [`lapsed`]).
 pub(crate) fn overdue(record: &TaskHead, now: OffsetDateTime) -> Option<&'static str> {
     if record.status.is_terminal() {
         return None;
@@ -323,12 +341,29 @@ pub(crate) fn overdue(record: &TaskHead, now: OffsetDateTime) -> Option<&'static
     {
         return Some("the task's question was not answered in time");
     }
-    match record.lease_until {
-        Some(lease) if from_millis(lease) <= now => {
-            Some("the server instance running the task stopped")
-        }
-        _ => None,
+    if record.resumes >= MAX_RESUMES && lapsed(record, now) {
+        return Some(LOST_TOO_OFTEN);
     }
+    None
+}
+
+/// How many times a task's run may be lost (its instance stopped renewing
+/// its lease) and the task resumed on another instance: the next loss
+/// fails it, saying [`LOST_TOO_OFTEN`].
+pub(crate) const MAX_RESUMES: u32 = 3;
+
+/// Why a task whose runs were lost too often failed.
+pub(crate) const LOST_TOO_OFTEN: &str =
+    "the server instances running the task stopped, 3 times in a row";
+
+/// Whether a working task's lease has lapsed: the instance running it
+/// stopped renewing it (it died, or lost Redis): the task is resumed on
+/// the instance that sees it.
+pub(crate) fn lapsed(head: &TaskHead, now: OffsetDateTime) -> bool {
+    !head.status.is_terminal()
+        && head
+            .lease_until
+            .is_some_and(|lease| from_millis(lease) <= now)
 }
 
 /// Until when a task counts under the count caps: the time its question

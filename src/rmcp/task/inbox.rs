@@ -36,13 +36,23 @@ const POLL: Duration = Duration::from_millis(200);
 /// correct, never the value; the third invalid answer in a row ends the ask
 /// with [`Reply::Invalid`]. A decline or a cancel is an answer.
 ///
-/// Build it over the same store and the same key as the server (the store
-/// opens no record sealed under another key).
+/// In the server's process, take the server's own:
+/// [`RmcpFlow::task_inbox`](crate::rmcp::RmcpFlow::task_inbox) in the
+/// handler, [`TaskCreated::inbox`](crate::rmcp::TaskCreated::inbox) in the
+/// creation hook. Elsewhere (a worker process), build one with
+/// [`new`](Self::new) over the same store and the same keys as the server
+/// (the store opens no record sealed under another key).
+#[derive(Clone)]
 pub struct TaskInbox {
     host: Arc<TaskHost>,
 }
 
 impl TaskInbox {
+    /// The inbox of the tasks `host` serves.
+    pub(crate) fn of(host: Arc<TaskHost>) -> Self {
+        Self { host }
+    }
+
     /// An inbox over `store`, whose records `codec`'s keys seal (the
     /// server's codec, or one built from the same keys and audience).
     #[must_use]
@@ -71,12 +81,26 @@ impl TaskInbox {
         form: &Form,
     ) -> Result<Reply<Answers>, TaskAskError> {
         let id = TaskId::parse(task_id).ok_or(TaskAskError::UnknownTask)?;
+        let reply = self.ask_task(&id, key, form).await;
+        self.settle(&id).await;
+        reply
+    }
+
+    /// [`ask`](Self::ask) of the task `id`, until its reply.
+    async fn ask_task(
+        &self,
+        id: &TaskId,
+        key: Option<&str>,
+        form: &Form,
+    ) -> Result<Reply<Answers>, TaskAskError> {
+        let id = *id;
         let base = match key {
             Some(key) => key.to_owned(),
             None => TaskId::random().ok_or(TaskAskError::Store)?.to_string(),
         };
+        let order = declared_order(form);
         let mut key = self
-            .park(&id, &base, true, &request(form.message(), form))
+            .park(&id, &base, true, &request(form.message(), form), &order)
             .await?;
         let mut strikes: u32 = 0;
         loop {
@@ -96,8 +120,27 @@ impl TaskInbox {
                 return Ok(Reply::Invalid(report));
             }
             let again = request(&reask_message(form, &report), form);
-            key = self.park(&id, &base, false, &again).await?;
+            key = self.park(&id, &base, false, &again, &order).await?;
         }
+    }
+
+    /// Completes the task with the handler's held result once no asker
+    /// outside the handler waits on it any more (this one is done).
+    async fn settle(&self, id: &TaskId) {
+        let _ = self
+            .host
+            .change(id, Access::Host, |record, _| {
+                if record.head.status.is_terminal()
+                    || record.head.held_result.is_none()
+                    || record.asker_waits()
+                {
+                    return Change::Keep(());
+                }
+                let result = record.head.held_result.take();
+                record.complete(result);
+                Change::Write(())
+            })
+            .await;
     }
 
     /// Parks `request` under `base` (as it is the first time when `named`,
@@ -108,7 +151,9 @@ impl TaskInbox {
         base: &str,
         named: bool,
         request: &Value,
+        order: &[String],
     ) -> Result<String, TaskAskError> {
+        let order = order.to_vec();
         let parked = self
             .host
             .change(id, Access::Host, |record, _| {
@@ -129,6 +174,7 @@ impl TaskInbox {
                         key: key.clone(),
                         request: request.clone(),
                         external: true,
+                        order: order.clone(),
                     },
                 );
                 record.head.status = Status::InputRequired;
@@ -179,6 +225,13 @@ impl fmt::Debug for TaskInbox {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("TaskInbox").finish_non_exhaustive()
     }
+}
+
+/// `form`'s fields in their declared order, when it is not alphabetical
+/// (what `tasks/get` needs to write them so); else none.
+fn declared_order(form: &Form) -> Vec<String> {
+    let names: Vec<String> = form.fields().iter().map(|f| f.name().to_owned()).collect();
+    if names.is_sorted() { Vec::new() } else { names }
 }
 
 /// A form-mode `elicitation/create` input request saying `message`.

@@ -6,30 +6,54 @@ use std::sync::Arc;
 
 use ::rmcp::ErrorData;
 use ::rmcp::ServerHandler;
-use ::rmcp::model::{CancelTaskParams, GetTaskParams, GetTaskResult, UpdateTaskParams};
+use ::rmcp::model::{
+    CancelTaskParams, GetTaskParams, GetTaskResult, InputResponses, UpdateTaskParams,
+};
 use ::rmcp::service::{RequestContext, RoleServer};
+use time::OffsetDateTime;
 
-use super::host::{Access, Change, TaskHost, overdue, unknown_task};
+use super::host::{
+    Access, Change, LOST_TOO_OFTEN, MAX_RESUMES, TaskHost, lapsed, overdue, unknown_task,
+};
 use super::run::spawn;
-use super::view::detailed;
+use super::view::get_result;
 use crate::task::TaskId;
-use crate::task::record::Status;
+use crate::task::record::{Status, TaskHead, TaskRecord};
+
+/// What a `tasks/update` did to its task.
+enum Updated {
+    /// Its answers taken (or none were for the task's outstanding keys).
+    Taken,
+    /// Its answer resumes the task: the run to start, with its answers.
+    Resume(Box<(TaskRecord, InputResponses)>),
+    /// The task's run was lost: resume it first.
+    Lapsed,
+}
 
 impl TaskHost {
     /// `tasks/get`: the task as it stands, from its head alone. A task past
-    /// its TTL, whose instance stopped renewing its lease while it worked,
-    /// or whose question's time ran out, is failed here, on whichever
-    /// instance reads it.
-    pub(crate) async fn get(
-        &self,
+    /// its TTL, or whose question's time ran out, is failed here, on
+    /// whichever instance reads it; one whose run was lost (its instance
+    /// stopped renewing the lease) is resumed here ([`resume`](Self::resume)).
+    pub(crate) async fn get<H: ServerHandler>(
+        self: &Arc<Self>,
+        inner: &Arc<H>,
         params: GetTaskParams,
         cx: &RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, ErrorData> {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
         let caller = Access::Owner(self.caller(cx));
         let head = self.head_for(&id, caller).await?.ok_or_else(unknown_task)?;
-        if overdue(&head, self.now()).is_none() {
-            return Ok(GetTaskResult::new(detailed(&id, &head)));
+        let now = self.now();
+        if overdue(&head, now).is_none() && !lapsed(&head, now) {
+            return Ok(get_result(&id, &head));
+        }
+        if lapsed(&head, now) && overdue(&head, now).is_none() {
+            let head = self
+                .resume(inner, &id, cx)
+                .await?
+                .ok_or_else(unknown_task)?;
+            return Ok(get_result(&id, &head));
         }
         let head = self
             .change(&id, caller, |record, now| {
@@ -43,7 +67,52 @@ impl TaskHost {
             })
             .await?
             .ok_or_else(unknown_task)?;
-        Ok(GetTaskResult::new(detailed(&id, &head)))
+        Ok(get_result(&id, &head))
+    }
+
+    /// Resumes the task `id` if its run was lost (its lease lapsed): one
+    /// instance claims it (compare and replace: one wins), leases it to a
+    /// new run and runs the handler there from the task's journal, state
+    /// and answers; a task lost [`MAX_RESUMES`] times fails instead. The
+    /// task's head as it then stands (`None`: unknown to the caller).
+    pub(crate) async fn resume<H: ServerHandler>(
+        self: &Arc<Self>,
+        inner: &Arc<H>,
+        id: &TaskId,
+        cx: &RequestContext<RoleServer>,
+    ) -> Result<Option<TaskHead>, ErrorData> {
+        let claimed = self
+            .change(id, Access::Owner(self.caller(cx)), |record, now| {
+                if !lapsed(&record.head, now) {
+                    return Change::Keep((record.head.clone(), None));
+                }
+                if record.head.resumes >= MAX_RESUMES {
+                    record.fail(-32603, LOST_TOO_OFTEN);
+                    return Change::Write((record.head.clone(), None));
+                }
+                record.head.resumes = record.head.resumes.saturating_add(1);
+                if self.lease(&mut record.head, now).is_none() {
+                    return Change::Keep((record.head.clone(), None));
+                }
+                Change::Write((record.head.clone(), Some(record.clone())))
+            })
+            .await?;
+        let Some((head, claimed)) = claimed else {
+            return Ok(None);
+        };
+        if let Some(record) = claimed {
+            log_resumed(id, record.head.resumes);
+            let answers = record.body.answers.clone();
+            spawn(
+                Arc::clone(self),
+                Arc::clone(inner),
+                *id,
+                &record,
+                answers,
+                cx,
+            );
+        }
+        Ok(Some(head))
     }
 
     /// `tasks/update`: each answer for a key the task has outstanding is
@@ -59,54 +128,81 @@ impl TaskHost {
     ) -> Result<(), ErrorData> {
         let id = TaskId::parse(&params.task_id).ok_or_else(unknown_task)?;
         let responses = params.input_responses;
-        let resumed = self
-            .change(&id, Access::Owner(self.caller(cx)), |record, now| {
-                let head = &mut record.head;
-                if head.status != Status::InputRequired || overdue(head, now).is_some() {
-                    return Change::Keep(None);
+        // A task whose run was lost is resumed first, here, then answered.
+        for _ in 0..2 {
+            let updated = self
+                .change(&id, Access::Owner(self.caller(cx)), |record, now| {
+                    self.take_answers(record, &responses, now)
+                })
+                .await
+                .map_err(|not| self.not_changed(cx, not))?
+                .ok_or_else(unknown_task)?;
+            match updated {
+                Updated::Taken => return Ok(()),
+                Updated::Resume(resumed) => {
+                    let (record, answers) = *resumed;
+                    spawn(
+                        Arc::clone(self),
+                        Arc::clone(inner),
+                        id,
+                        &record,
+                        answers,
+                        cx,
+                    );
+                    return Ok(());
                 }
-                let mut taken = false;
-                for (key, answer) in &responses {
-                    if let Some(parked) = head.outstanding.remove(key) {
-                        if parked.external {
-                            record.body.mailbox.insert(key.clone(), answer.clone());
-                        } else {
-                            record.body.answers.insert(parked.key, answer.clone());
-                        }
-                        taken = true;
-                    }
+                Updated::Lapsed => {
+                    self.resume(inner, &id, cx).await?;
                 }
-                if !taken {
-                    return Change::Keep(None);
-                }
-                if head.outstanding.is_empty() {
-                    head.status = Status::Working;
-                }
-                let resume = !head.handler_asks()
-                    && !record.body.answers.is_empty()
-                    && head.lease_until.is_none();
-                if !resume {
-                    return Change::Grow(None);
-                }
-                let answers = std::mem::take(&mut record.body.answers);
-                head.lease_until = Some(self.lease_from(now));
-                head.answer_by = None;
-                Change::Grow(Some((record.clone(), answers)))
-            })
-            .await
-            .map_err(|not| self.not_changed(cx, not))?
-            .ok_or_else(unknown_task)?;
-        if let Some((record, answers)) = resumed {
-            spawn(
-                Arc::clone(self),
-                Arc::clone(inner),
-                id,
-                &record,
-                answers,
-                cx,
-            );
+            }
         }
         Ok(())
+    }
+
+    /// What a `tasks/update` with `responses` makes of `record` at `now`.
+    fn take_answers(
+        &self,
+        record: &mut TaskRecord,
+        responses: &InputResponses,
+        now: OffsetDateTime,
+    ) -> Change<Updated> {
+        let head = &mut record.head;
+        if lapsed(head, now) && overdue(head, now).is_none() {
+            return Change::Keep(Updated::Lapsed);
+        }
+        if head.status != Status::InputRequired || overdue(head, now).is_some() {
+            return Change::Keep(Updated::Taken);
+        }
+        let mut taken = false;
+        for (key, answer) in responses {
+            if let Some(parked) = head.outstanding.remove(key) {
+                if parked.external {
+                    record.body.mailbox.insert(key.clone(), answer.clone());
+                } else {
+                    record.body.answers.insert(parked.key, answer.clone());
+                }
+                taken = true;
+            }
+        }
+        if !taken {
+            return Change::Keep(Updated::Taken);
+        }
+        if head.outstanding.is_empty() {
+            head.status = Status::Working;
+        }
+        let resume =
+            !head.handler_asks() && !record.body.answers.is_empty() && head.lease_until.is_none();
+        if !resume {
+            return Change::Grow(Updated::Taken);
+        }
+        // The answers stay until the run's outcome is written: a run that
+        // is lost is resumed with them.
+        if self.lease(head, now).is_none() {
+            return Change::Keep(Updated::Taken);
+        }
+        head.answer_by = None;
+        let answers = record.body.answers.clone();
+        Change::Grow(Updated::Resume(Box::new((record.clone(), answers))))
     }
 
     /// `tasks/cancel`: a task that has not ended is cancelled at once (its
@@ -130,3 +226,16 @@ impl TaskHost {
         .ok_or_else(unknown_task)
     }
 }
+
+#[cfg(feature = "tracing")]
+fn log_resumed(id: &TaskId, resumes: u32) {
+    tracing::warn!(
+        name: "task_resumed", target: "mrtr_guard::rmcp",
+        task = %id, resumes,
+        "a task whose run was lost (its instance stopped renewing the lease) is resumed here, \
+         from its journal"
+    );
+}
+
+#[cfg(not(feature = "tracing"))]
+fn log_resumed(_id: &TaskId, _resumes: u32) {}

@@ -12,11 +12,13 @@ use ::rmcp::service::{RequestContext, RoleServer};
 use serde_json::{Map, Value};
 
 use super::host::{Access, Change, NotChanged, TaskHost, duration_ms, overdue};
+use super::journal::StepJournal;
 use crate::handoff::{RawArguments, TaskOffer};
-use crate::runtime::TaskPhase;
+use crate::runtime::TaskRun;
 use crate::task::TaskId;
 use crate::task::millis::millis;
 use crate::task::record::{Parked, Status, TaskHead, TaskRecord};
+use crate::tower::order::order_hint_key;
 use crate::wire::Method;
 
 /// Why a task failed whose result or questions did not fit its byte
@@ -43,7 +45,13 @@ pub(crate) fn spawn<H: ServerHandler>(
     params.arguments.clone_from(&call.arguments);
     params.input_responses = Some(answers);
     params.request_state.clone_from(&record.body.request_state);
-    let cx = task_context(cx, record);
+    // The run the change that started it leased the task to.
+    let Some(lease) = record.head.lease_run else {
+        return;
+    };
+    let journal = Arc::new(StepJournal::new(Arc::clone(&host), id, lease));
+    let run = TaskRun::new(id.to_string(), record.body.steps.clone(), journal);
+    let cx = task_context(cx, record, run);
     tokio::spawn(async move {
         let run = inner.call_tool(params, cx);
         tokio::pin!(run);
@@ -53,25 +61,26 @@ pub(crate) fn spawn<H: ServerHandler>(
             tokio::select! {
                 outcome = &mut run => break Some(outcome),
                 _ = check.tick() => {
-                    if !still_wanted(&host, &id).await {
+                    if !still_wanted(&host, &id, lease).await {
                         break None;
                     }
                 }
             }
         };
         if let Some(outcome) = outcome {
-            finish(&host, &id, outcome).await;
+            finish(&host, &id, lease, outcome).await;
         }
     });
 }
 
 /// The context of a run inside the task: the resuming request's, with the
 /// task call's `_meta`, the raw arguments the state is bound to, the task
-/// phase, and a cancellation of its own (the request's ends with its
-/// response).
+/// `run` (its id and journal), and a cancellation of its own (the
+/// request's ends with its response).
 fn task_context(
     cx: &RequestContext<RoleServer>,
     record: &TaskRecord,
+    run: TaskRun,
 ) -> RequestContext<RoleServer> {
     let call = &record.body.call;
     let mut cx = cx.clone();
@@ -85,18 +94,17 @@ fn task_context(
             call.name.clone(),
             call.arguments.clone(),
         ));
-        parts.extensions.insert(TaskOffer(TaskPhase::Inside));
+        parts.extensions.insert(TaskOffer::Inside(run));
     }
     cx
 }
 
-/// Whether the task still wants its run: working, within its TTL and
-/// lease (read from its head alone). Renews the lease when less than two
-/// thirds of it is left.
-async fn still_wanted(host: &TaskHost, id: &TaskId) -> bool {
-    let wanted = |head: &TaskHead, now| {
-        !head.status.is_terminal() && head.lease_until.is_some() && overdue(head, now).is_none()
-    };
+/// Whether the task still wants this run (`lease`): not ended, within its
+/// TTL, and leased to this run still (read from its head alone; a run
+/// whose lease lapsed and was taken over stops). Renews the lease when
+/// less than two thirds of it is left.
+async fn still_wanted(host: &TaskHost, id: &TaskId, lease: u64) -> bool {
+    let wanted = |head: &TaskHead, now| head.leased_to(lease) && overdue(head, now).is_none();
     let renew = |head: &TaskHead, now| {
         let left = head
             .lease_until
@@ -123,27 +131,28 @@ async fn still_wanted(host: &TaskHost, id: &TaskId) -> bool {
     matches!(changed, Ok(Some(true)))
 }
 
-/// Writes the run's outcome to the task, unless it ended meanwhile: a
-/// result or questions within the byte budgets, else the task fails
-/// saying so.
+/// Writes the run's outcome to the task, unless it ended meanwhile or
+/// another run holds it now: a result or questions within the byte
+/// budgets, else the task fails saying so.
 async fn finish(
     host: &TaskHost,
     id: &TaskId,
+    lease: u64,
     outcome: Result<CallToolResponse, ::rmcp::ErrorData>,
 ) {
     let written = host
         .change(id, Access::Host, |record, now| {
-            if record.head.status.is_terminal() {
+            if !record.head.leased_to(lease) {
                 return Change::Keep(());
             }
             let head = &mut record.head;
             head.lease_until = None;
+            head.lease_run = None;
             head.answer_by = None;
             record.body.answers.clear();
             match &outcome {
                 Ok(CallToolResponse::Complete(result)) => {
-                    record.end(Status::Completed);
-                    record.head.result = serde_json::to_value(result).ok();
+                    record.complete(serde_json::to_value(result).ok());
                     Change::Grow(())
                 }
                 Ok(CallToolResponse::InputRequired(asked))
@@ -170,7 +179,7 @@ async fn finish(
     if let Err(NotChanged::OverBudget(_)) = written {
         let _ = host
             .change(id, Access::Host, |record, _| {
-                if record.head.status.is_terminal() {
+                if !record.head.leased_to(lease) {
                     return Change::Keep(());
                 }
                 record.fail(-32000, OVER_BUDGET);
@@ -186,8 +195,25 @@ fn park(record: &mut TaskRecord, asked: &::rmcp::model::InputRequiredResult) {
     record.head.status = Status::InputRequired;
     record.body.request_state.clone_from(&asked.request_state);
     record.head.outstanding.retain(|_, parked| parked.external);
+    // The forms' declared orders, as the `rmcp` adapter hinted them.
+    let orders = asked
+        .meta
+        .as_ref()
+        .zip(order_hint_key())
+        .and_then(|(meta, hint)| meta.0.get(hint))
+        .and_then(Value::as_object);
     for (key, request) in asked.input_requests.iter().flatten() {
         let request = serde_json::to_value(request).unwrap_or(Value::Object(Map::new()));
+        let order = orders
+            .and_then(|orders| orders.get(key))
+            .and_then(Value::as_array)
+            .map(|names| {
+                names
+                    .iter()
+                    .filter_map(|name| name.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
         let task_key = record.fresh_key(key);
         record.head.outstanding.insert(
             task_key,
@@ -195,6 +221,7 @@ fn park(record: &mut TaskRecord, asked: &::rmcp::model::InputRequiredResult) {
                 key: key.clone(),
                 request,
                 external: false,
+                order,
             },
         );
     }

@@ -33,6 +33,10 @@ pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
 /// it renewing its lease, by default: an instance that died leaves its
 /// tasks `failed` within this time.
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
+/// How long a question parked on a task may wait for its answer by
+/// default: an hour. An ask inside a task waits under this and the task's
+/// TTL, not under the round TTL or the flow deadline of its `Policy`.
+pub const DEFAULT_TASK_QUESTION_TIMEOUT: Duration = Duration::from_secs(3600);
 /// The tasks one principal may hold by default (a task that has ended no
 /// longer counts).
 pub const DEFAULT_TASKS_PER_PRINCIPAL: usize = 64;
@@ -49,6 +53,25 @@ pub const DEFAULT_TASK_BYTES_TOTAL: usize = 64 * 1024 * 1024;
 /// client's capabilities), as JSON. A call over it is not made a task.
 pub const DEFAULT_TASK_CALL_BYTES: usize = 64 * 1024;
 
+/// What the creation hook is told of a task just created: its tool, its
+/// id, its principal (`McpServerBuilder::build` wraps the user's hook, which
+/// gets a `TaskCreated` with the server's inbox).
+pub(crate) struct Created {
+    pub(crate) tool: String,
+    pub(crate) task_id: String,
+    pub(crate) principal: Option<String>,
+}
+
+/// The hook [`Created`] goes to.
+#[derive(Clone)]
+pub(crate) struct CreatedHook(pub(crate) Arc<dyn Fn(Created) + Send + Sync>);
+
+impl std::fmt::Debug for CreatedHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CreatedHook")
+    }
+}
+
 /// The settings of a server's tasks.
 #[derive(Debug, Clone)]
 pub(crate) struct TaskSettings {
@@ -57,9 +80,12 @@ pub(crate) struct TaskSettings {
     pub(crate) ttl: Duration,
     pub(crate) poll_interval: Duration,
     pub(crate) lease: Duration,
+    pub(crate) question_timeout: Duration,
     pub(crate) limits: TaskLimits,
     /// The most bytes of its call a task keeps.
     pub(crate) max_call_bytes: usize,
+    /// Told of each task created.
+    pub(crate) on_created: Option<CreatedHook>,
 }
 
 impl TaskSettings {
@@ -70,6 +96,7 @@ impl TaskSettings {
             ttl: DEFAULT_TASK_TTL,
             poll_interval: DEFAULT_TASK_POLL_INTERVAL,
             lease: DEFAULT_TASK_LEASE,
+            question_timeout: DEFAULT_TASK_QUESTION_TIMEOUT,
             limits: TaskLimits {
                 per_principal: DEFAULT_TASKS_PER_PRINCIPAL,
                 total: DEFAULT_TASKS_TOTAL,
@@ -77,6 +104,7 @@ impl TaskSettings {
                 bytes_total: DEFAULT_TASK_BYTES_TOTAL,
             },
             max_call_bytes: DEFAULT_TASK_CALL_BYTES,
+            on_created: None,
         }
     }
 }

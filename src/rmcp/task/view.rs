@@ -2,13 +2,15 @@
 //! the record's head. No `requestState` is ever part of it.
 
 use ::rmcp::model::{
-    DetailedTask, InputRequest, InputRequests, JsonObject, Task, TaskPayload, TaskStatus,
+    DetailedTask, GetTaskResult, InputRequest, InputRequests, JsonObject, MetaObject, Task,
+    TaskPayload, TaskStatus,
 };
 use serde_json::Value;
 
 use crate::task::TaskId;
 use crate::task::millis::from_millis;
 use crate::task::record::{Status, TaskHead};
+use crate::tower::order::order_hint_key;
 
 /// The task's base fields.
 pub(crate) fn task(id: &TaskId, head: &TaskHead) -> Task {
@@ -25,6 +27,26 @@ pub(crate) fn task(id: &TaskId, head: &TaskHead) -> Task {
         task = task.with_status_message(message.clone());
     }
     task
+}
+
+/// `tasks/get`'s result: the task with what its status carries, and,
+/// when a parked form's declared order is not alphabetical, the hint that
+/// `ScreenLayer` writes its properties back in that order by (and
+/// removes), as for every `input_required` result.
+pub(crate) fn get_result(id: &TaskId, head: &TaskHead) -> GetTaskResult {
+    let mut result = GetTaskResult::new(detailed(id, head));
+    let orders: JsonObject = head
+        .outstanding
+        .iter()
+        .filter(|(_, parked)| !parked.order.is_empty())
+        .map(|(key, parked)| (key.clone(), Value::from(parked.order.clone())))
+        .collect();
+    if let (false, Some(hint)) = (orders.is_empty(), order_hint_key()) {
+        let mut meta = JsonObject::new();
+        meta.insert(hint.to_owned(), Value::Object(orders));
+        result.meta = Some(MetaObject(meta));
+    }
+    result
 }
 
 /// The task with what its status carries: the parked questions, the

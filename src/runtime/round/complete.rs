@@ -124,6 +124,9 @@ impl Round<'_> {
         let token = match (&self.claims, self.fresh_id.get()) {
             (None, Some(id)) => codec.start_flow_at(*id, &binding, &contents, now, claims_len),
             (None, None) => codec.start_sized_at(&binding, &contents, now, claims_len),
+            (Some(claims), _) if self.call.task_run().is_some() => {
+                codec.next_in_task_at(&binding, claims, &contents, now, claims_len)
+            }
             (Some(claims), _) => codec.next_sized_at(&binding, claims, &contents, now, claims_len),
         };
         match token {

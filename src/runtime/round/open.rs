@@ -101,9 +101,12 @@ impl Flow {
         };
         let digest = arguments_digest(&call);
         let binding = binding(&call, digest);
-        let claims = self
-            .codec()
-            .open_at::<App>(token, &binding, self.clock().now())?;
+        let claims = if call.task_run().is_some() {
+            self.codec().open_in_task::<App>(token, &binding)?
+        } else {
+            self.codec()
+                .open_at::<App>(token, &binding, self.clock().now())?
+        };
         Ok(Opened::with_claims(call, claims, digest))
     }
 
@@ -157,6 +160,11 @@ impl Flow {
         let Some(token) = call.params().request_state() else {
             return Ok(Opening::Opened(Opened::without_state(call)));
         };
+        // A run inside a task opens its state without the guard (the
+        // task's record runs it once): nothing to wait on.
+        if call.task_run().is_some() {
+            return self.open(call).map(Opening::Opened);
+        }
         if self.codec().replay_guard_blocks() {
             return Ok(Opening::Blocking(call));
         }
@@ -226,8 +234,13 @@ impl Opened {
             .iter()
             .map(|(key, proven)| budget::answer_len(key, proven.response()))
             .fold(0, usize::saturating_add);
+        let steps = call
+            .task_run()
+            .map(|run| run.steps().clone())
+            .unwrap_or_default();
         Round {
             flow,
+            steps,
             call,
             claims,
             questions: parts.questions,

@@ -90,6 +90,9 @@ pub struct Round<'f> {
     pub(super) answers_len: usize,
     /// The effects that ran in this flow, this round's included.
     pub(super) ran_effects: BTreeSet<String>,
+    /// The steps done in this task (its journal's) or flow, by name: their
+    /// results, this round's included.
+    pub(super) steps: BTreeMap<String, Value>,
     /// The application data as the claims hold it (JSON text; `None` for
     /// none): carried from state to state as it is, never parsed into a tree
     /// unless the handler reads it.

@@ -57,7 +57,7 @@ const PAST_SHORT: Duration = Duration::from_millis(450);
 /// Every rule, each on a subject `make` gives for its name.
 pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
     type Rule<R> = fn(&R, &Subject);
-    let rules: [(&str, Rule<R>); 12] = [
+    let rules: [(&str, Rule<R>); 13] = [
         ("created", a_created_task_is_found_at_once_by_both_clients),
         ("bytes", records_and_answers_are_stored_as_given),
         ("replace", a_replace_over_the_version_read_wins_once),
@@ -79,6 +79,7 @@ pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
         ("counted", a_count_ends_when_a_replacement_says),
         ("budget", the_byte_budgets_refuse_growth_naming_the_budget),
         ("held", bytes_are_held_until_expiry_and_then_given_back),
+        ("fleet", the_fleet_record_is_none_then_the_last_written),
     ];
     for (name, rule) in rules {
         rule(run, &make(name));
@@ -516,5 +517,23 @@ fn a_count_ends_when_a_replacement_says<R: Run>(run: &R, s: &Subject) {
     assert!(
         load(run, &s.two, &id).is_some(),
         "it is still there until its expiry"
+    );
+}
+
+/// The fleet record: none before any instance wrote one; then what the last
+/// write gave, byte for byte, to every client of the store.
+fn the_fleet_record_is_none_then_the_last_written<R: Run>(run: &R, s: &Subject) {
+    assert_eq!(on(run, s.two.fleet()).expect("fleet"), None);
+    let first = br#"{"audience":"a","mode":"sealed","key":"00"}"#;
+    on(run, s.one.set_fleet(first)).expect("set_fleet");
+    assert_eq!(
+        on(run, s.two.fleet()).expect("fleet").as_deref(),
+        Some(&first[..])
+    );
+    let every_byte: Vec<u8> = (0..=255).collect();
+    on(run, s.two.set_fleet(&every_byte)).expect("set_fleet again");
+    assert_eq!(
+        on(run, s.one.fleet()).expect("fleet").as_deref(),
+        Some(&every_byte[..])
     );
 }

@@ -21,6 +21,7 @@ use mrtr_guard::task::{
 };
 use time::OffsetDateTime;
 
+use crate::replay::redis::scripts::{calls, flush_scripts};
 use crate::replay::redis::support::{
     CLUSTER_URL_VAR, cluster_alone, own_redis, own_replica, redis_url, runtime, setting,
 };
@@ -431,4 +432,51 @@ fn tasks_at_their_budget_leave_the_replay_guard_room() {
             .block_on(codec.open_async::<()>(&state, &binding))
             .expect("the guard consumes beside tasks at their budget");
     }
+}
+
+/// The store's scripts go by their SHA1: on a node whose script cache was
+/// emptied, each create and replacement still runs once (every version
+/// follows the one before), and the scripts' text went once per script.
+#[test]
+fn a_node_without_the_scripts_gets_their_text_once() {
+    let Some(redis) = own_redis(&[]) else { return };
+    let runtime = runtime();
+    let store = RedisTaskStore::builder(redis.url())
+        .key_prefix(unique_prefix("scripts").as_str())
+        .build()
+        .unwrap();
+    let first = TaskId::random().unwrap();
+    runtime
+        .block_on(store.create(new_task(&first, b"h", limits()), now()))
+        .unwrap();
+    flush_scripts(&redis);
+    let id = TaskId::random().unwrap();
+    runtime
+        .block_on(store.create(new_task(&id, b"h", limits()), now()))
+        .unwrap();
+    let mut texts = 0;
+    for version in 1..=6 {
+        let replacing = Replacement {
+            id: &id,
+            owner: PrincipalKey::from_bytes([9; 16]),
+            version,
+            head: b"next",
+            body: b"body",
+            expires_at: OffsetDateTime::now_utc() + Duration::from_secs(60),
+            counted_until: None,
+            limits: limits(),
+        };
+        assert!(runtime.block_on(store.replace(replacing, now())).unwrap());
+        if version == 1 {
+            texts = calls(&redis, "eval");
+        }
+    }
+    let stored = runtime.block_on(store.load(&id, now())).unwrap().unwrap();
+    assert_eq!(stored.version, 7);
+    assert_eq!(
+        calls(&redis, "eval"),
+        texts,
+        "a script's text went again after the node had it"
+    );
+    assert!(calls(&redis, "evalsha") >= 12);
 }

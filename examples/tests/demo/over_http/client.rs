@@ -27,7 +27,7 @@ pub async fn call(addr: SocketAddr, user: &str, tool: &str, params: &Value) -> V
 
 /// One JSON-RPC request `method` with `params` by `user`, its `Mcp-Name`
 /// header `name`, and the raw HTTP/1.1 response.
-async fn exchange(
+pub async fn exchange(
     addr: SocketAddr,
     user: &str,
     method: &str,

@@ -493,17 +493,19 @@ async fn the_task_messages_validate() {
     let unknown = get(addr, "ada", "0123456789abcdef0123456789abcdef").await;
     spec.error("an unknown task", &unknown, "InvalidParamsError", Some(1));
 
-    // Failed: its lease lapses by the flow's clock.
+    // Failed: its question is not answered in time, by the flow's clock.
     let clock = Arc::new(FixedClock::new(OffsetDateTime::now_utc()));
     let codec = StateCodec::builder(AUDIENCE, MasterKey::from_bytes(&[0x42; 32]).unwrap())
         .build()
         .unwrap();
     let flow = Flow::new(codec).with_clock(clock.clone());
-    let service = Signup::service_over(flow, |b| b.task_lease(Duration::from_secs(15))).unwrap();
+    let service =
+        Signup::service_over(flow, |b| b.task_question_timeout(Duration::from_secs(60))).unwrap();
     let addr = on_loopback(service).await;
     let (created, _) = create(addr, "ada").await;
     let id = created["result"]["taskId"].as_str().unwrap().to_owned();
-    clock.advance(time::Duration::seconds(16));
+    assert_eq!(settled(addr, "ada", &id).await["status"], "input_required");
+    clock.advance(time::Duration::seconds(61));
     let failed = get(addr, "ada", &id).await;
     task(&spec, "tasks/get (failed)", &failed, "failed");
     spec.check("the task's error", "Error", &failed["result"]["error"]);

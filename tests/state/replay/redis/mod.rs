@@ -2,7 +2,8 @@
 //! `tls`, feature `redis-tls`),
 //! one file per rule: `single_use`, `shares`, `commit`, `connection`,
 //! `timeouts`, `eviction`, `losses`, `generations` (what a loss costs, timed),
-//! `replicas`, `events`, `cluster`. `support`
+//! `replicas`, `scripts` (sent by SHA1, their text to a node without
+//! them), `events`, `cluster`. `support`
 //! says which servers they run against and holds the fixtures they share;
 //! `scripted` starts the servers a test restarts.
 
@@ -16,6 +17,7 @@ mod generations;
 mod losses;
 mod replicas;
 mod scripted;
+pub(crate) mod scripts;
 mod shares;
 mod single_use;
 pub(crate) mod support;

@@ -1,8 +1,9 @@
 //! Two instances, each with its own connections to one Redis (and to a
 //! Redis Cluster of three masters): the task store and the replay guard they
 //! share. A task created on one is polled and answered on the other; an
-//! answer for one key sent to both at once resumes it once; an instance that
-//! dies while its task works leaves it failed within the lease. Skipped
+//! answer for one key sent to both at once resumes it once; a step recorded
+//! by one is not run again by the other; a task whose instance dies while
+//! it works is resumed by one of the others. Skipped
 //! outside CI when the Redis URLs are unset, as the guard's tests are.
 
 #![cfg(feature = "redis")]
@@ -93,6 +94,8 @@ fn across_instances(url: &str) {
         assert_eq!(settled(b, "ada", &id).await, done);
         // Another principal, on either instance, finds no such task.
         assert_eq!(get(b, "eve", &id).await["error"]["code"], -32602);
+        // A step recorded on one instance is not run again on the other.
+        super::steps::one_export_across_three_runs(a, b).await;
     });
 
     // An instance on a runtime of its own, dropped while its task works.
@@ -102,7 +105,7 @@ fn across_instances(url: &str) {
         .build()
         .unwrap();
     let c = doomed.block_on(instance(url, &prefix));
-    dies_mid_work(&rest, doomed, c, b);
+    resumes_after_its_instance_dies(&rest, doomed, c, [a, b]);
 }
 
 #[test]
@@ -167,4 +170,52 @@ fn a_record_written_back_in_redis_under_a_later_version_opens_for_nobody() {
         let unknown = get(addr, "ada", "0123456789abcdef0123456789abcdef").await;
         assert_eq!(get(addr, "ada", &id).await, unknown, "rolled back: unknown");
     });
+}
+
+/// The fleet record on Redis (and a Redis Cluster): an instance with
+/// another audience over the same prefix is refused at start-up.
+fn a_fleet_that_disagrees_is_refused(url: &str) {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let prefix = prefix();
+        let check = |audience: &'static str| {
+            let prefix = prefix.clone();
+            async move {
+                let store = RedisTaskStore::builder(url)
+                    .key_prefix(prefix.as_str())
+                    .connect()
+                    .await
+                    .unwrap();
+                let codec =
+                    StateCodec::builder(audience, MasterKey::from_bytes(&[0x42; 32]).unwrap())
+                        .build()
+                        .unwrap();
+                mrtr_guard::rmcp::McpServer::builder(mrtr_guard::Flow::new(codec))
+                    .anonymous()
+                    .task_store(Arc::new(store))
+                    .check_fleet()
+                    .await
+            }
+        };
+        assert_eq!(check(AUDIENCE).await, Ok(()));
+        assert_eq!(check(AUDIENCE).await, Ok(()));
+        assert_eq!(
+            check("http://other.test/mcp").await,
+            Err(mrtr_guard::rmcp::ServerConfigError::FleetAudience)
+        );
+    });
+}
+
+#[test]
+fn an_instance_with_another_audience_on_one_redis_is_refused() {
+    if let Some(url) = setting("MRTR_GUARD_REDIS_URL") {
+        a_fleet_that_disagrees_is_refused(&url);
+    }
+}
+
+#[test]
+fn an_instance_with_another_audience_on_a_redis_cluster_is_refused() {
+    if let Some(url) = setting("MRTR_GUARD_REDIS_CLUSTER_URL") {
+        a_fleet_that_disagrees_is_refused(&url);
+    }
 }

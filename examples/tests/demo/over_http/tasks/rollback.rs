@@ -123,6 +123,14 @@ impl TaskStore for Rewritten {
     ) -> StoreFuture<'a, Option<Vec<u8>>> {
         self.inner.recall(key, now)
     }
+
+    fn fleet(&self) -> StoreFuture<'_, Option<Vec<u8>>> {
+        self.inner.fleet()
+    }
+
+    fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()> {
+        self.inner.set_fleet(record)
+    }
 }
 
 #[tokio::test]
