@@ -54,6 +54,13 @@ impl Principal {
         parts.extensions.get::<Self>()
     }
 
+    /// The principal `name` (`None`: anonymous), as a task's record keeps
+    /// its owner: for a run no request carries (the sweep's).
+    #[cfg(feature = "server")]
+    pub(crate) fn named(name: Option<&str>) -> Self {
+        Self(name.map(Arc::from))
+    }
+
     /// The principal's text; `None` for anonymous.
     pub(crate) fn as_deref(&self) -> Option<&str> {
         self.0.as_deref()

@@ -51,6 +51,8 @@ pub(crate) enum Key<'a> {
     Charges,
     /// The task store's bytes held, by owner and in all.
     Bytes,
+    /// The task store's sweep index: tasks by the time they are due.
+    Due,
     /// The task store's fleet record: what the instances sharing it agree
     /// on.
     Fleet,
@@ -78,6 +80,7 @@ impl Key<'_> {
             Self::Held => format!("{prefix}:tasks:{{{prefix}}}:held"),
             Self::Charges => format!("{prefix}:tasks:{{{prefix}}}:charges"),
             Self::Bytes => format!("{prefix}:tasks:{{{prefix}}}:bytes"),
+            Self::Due => format!("{prefix}:tasks:{{{prefix}}}:due"),
             Self::Fleet => format!("{prefix}:fleet"),
             // The name hex-encoded: any text, one key.
             Self::Connection(owner, name) => {
@@ -170,7 +173,8 @@ mod tests {
                 Key::OwnerTasks(_) => Some(Key::Held),
                 Key::Held => Some(Key::Charges),
                 Key::Charges => Some(Key::Bytes),
-                Key::Bytes => Some(Key::Fleet),
+                Key::Bytes => Some(Key::Due),
+                Key::Due => Some(Key::Fleet),
                 Key::Fleet => Some(Key::Connection(PrincipalKey::from_bytes(PRINCIPAL), NAME)),
                 Key::Connection(..) => None,
             };
@@ -261,7 +265,7 @@ mod tests {
             let text = key.under("shop");
             let tagged = matches!(
                 key,
-                Key::Tasks | Key::OwnerTasks(_) | Key::Held | Key::Charges | Key::Bytes
+                Key::Tasks | Key::OwnerTasks(_) | Key::Held | Key::Charges | Key::Bytes | Key::Due
             );
             let grouped = matches!(key, Key::Round(..) | Key::Generation(_));
             assert_eq!(text.contains("{shop}"), tagged, "{text}");

@@ -8,9 +8,10 @@ use time::OffsetDateTime;
 use crate::state::PrincipalKey;
 use crate::task::error::TaskStoreError;
 use crate::task::id::TaskId;
+use crate::task::millis::to_the_millisecond;
 use crate::task::store::{
-    Answer, CREATED_VERSION, NewTask, Replacement, StoreFuture, Stored, StoredHead, TaskLimits,
-    TaskStore,
+    Answer, CREATED_VERSION, Due, NewTask, Replacement, StoreFuture, Stored, StoredHead,
+    TaskLimits, TaskStore,
 };
 
 /// Tasks in this process's memory: for a server that runs as one instance
@@ -31,6 +32,9 @@ struct Inner {
     answers: HashMap<[u8; 32], Kept>,
     /// Every entry by its expiry, soonest first.
     expiries: BTreeSet<(OffsetDateTime, Slot)>,
+    /// The sweep's index: tasks by the time they are due, soonest first
+    /// (each task's time also in its entry's `due`).
+    dues: BTreeSet<(OffsetDateTime, TaskId)>,
     /// Live tasks, by owner and in all.
     live: Tally,
     /// Bytes held, by owner and in all.
@@ -59,6 +63,8 @@ struct Entry {
     /// `counted_until`.
     counted: bool,
     counted_until: OffsetDateTime,
+    /// When the sweep should look at it, if it is due.
+    due: Option<OffsetDateTime>,
 }
 
 #[derive(Debug)]
@@ -145,14 +151,14 @@ impl MemoryTaskStore {
 
     fn lock(&self, now: OffsetDateTime) -> MutexGuard<'_, Inner> {
         let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        inner.sweep(now);
+        inner.drop_expired(now);
         inner
     }
 }
 
 impl Inner {
     /// Drops every entry expired at `now`, giving back what it held.
-    fn sweep(&mut self, now: OffsetDateTime) {
+    fn drop_expired(&mut self, now: OffsetDateTime) {
         while let Some(&(at, slot)) = self.expiries.first() {
             if at > now {
                 break;
@@ -161,6 +167,9 @@ impl Inner {
             match slot {
                 Slot::Task(id) => {
                     if let Some(entry) = self.tasks.remove(&id) {
+                        if let Some(due) = entry.due {
+                            self.dues.remove(&(due, id));
+                        }
                         self.bytes.sub(entry.owner, entry.charge);
                         if entry.counted {
                             self.live.sub(entry.owner, 1);
@@ -183,6 +192,20 @@ impl Inner {
                     }
                 }
             }
+        }
+    }
+
+    /// Makes the task `id` due at `at` (`None`: not due).
+    fn set_due(&mut self, id: TaskId, at: Option<OffsetDateTime>) {
+        let at = at.map(to_the_millisecond);
+        let Some(entry) = self.tasks.get_mut(&id) else {
+            return;
+        };
+        if let Some(old) = std::mem::replace(&mut entry.due, at) {
+            self.dues.remove(&(old, id));
+        }
+        if let Some(at) = at {
+            self.dues.insert((at, id));
         }
     }
 
@@ -240,8 +263,12 @@ impl TaskStore for MemoryTaskStore {
                 charge,
                 counted: true,
                 counted_until: task.expires_at,
+                due: None,
             },
         );
+        if task.due.is_some() {
+            inner.set_due(*task.id, task.due);
+        }
         ready(Ok(()))
     }
 
@@ -305,6 +332,9 @@ impl TaskStore for MemoryTaskStore {
             entry.body = replacement.body.to_vec();
             entry.expires_at = replacement.expires_at;
             entry.charge = charge;
+        }
+        if replacement.due.is_some() {
+            inner.set_due(*replacement.id, replacement.due);
         }
         ready(Ok(true))
     }
@@ -371,6 +401,30 @@ impl TaskStore for MemoryTaskStore {
     fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()> {
         let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         inner.fleet = Some(record.to_vec());
+        ready(Ok(()))
+    }
+
+    fn due(&self, now: OffsetDateTime, limit: usize) -> StoreFuture<'_, Vec<Due>> {
+        let inner = self.lock(now);
+        let due = inner
+            .dues
+            .iter()
+            .take_while(|(at, _)| *at <= now)
+            .take(limit)
+            .map(|&(at, id)| Due { id, at })
+            .collect();
+        ready(Ok(due))
+    }
+
+    fn reschedule(&self, due: Due, at: Option<OffsetDateTime>) -> StoreFuture<'_, ()> {
+        let mut inner = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let still = inner
+            .tasks
+            .get(&due.id)
+            .is_some_and(|entry| entry.due == Some(to_the_millisecond(due.at)));
+        if still {
+            inner.set_due(due.id, at);
+        }
         ready(Ok(()))
     }
 }

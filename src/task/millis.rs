@@ -9,8 +9,12 @@ pub(crate) fn millis(at: OffsetDateTime) -> i64 {
 }
 
 /// Unix milliseconds as a time (the epoch when out of range).
-#[cfg(feature = "server")]
 pub(crate) fn from_millis(ms: i64) -> OffsetDateTime {
     OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms).saturating_mul(1_000_000))
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
+}
+
+/// `at` to the millisecond, as a store keeps the times it indexes.
+pub(crate) fn to_the_millisecond(at: OffsetDateTime) -> OffsetDateTime {
+    from_millis(millis(at))
 }

@@ -30,6 +30,6 @@ pub use error::TaskStoreError;
 pub use id::TaskId;
 pub use memory::MemoryTaskStore;
 pub use store::{
-    Answer, CREATED_VERSION, ENTRY_BYTES, NewTask, Replacement, StoreFuture, Stored, StoredHead,
-    TaskLimits, TaskStore,
+    Answer, CREATED_VERSION, Due, ENTRY_BYTES, NewTask, Replacement, StoreFuture, Stored,
+    StoredHead, TaskLimits, TaskStore,
 };

@@ -177,6 +177,14 @@ impl TaskHead {
         !self.status.is_terminal() && self.lease_run == Some(run) && self.lease_until.is_some()
     }
 
+    /// When the sweep should look at the task: the end of its run's lease
+    /// (`None`: no run holds it, or it ended).
+    pub(crate) fn due(&self) -> Option<OffsetDateTime> {
+        self.lease_until
+            .filter(|_| !self.status.is_terminal())
+            .map(from_millis)
+    }
+
     /// When the task's TTL ends.
     pub(crate) fn expires_at(&self) -> OffsetDateTime {
         let ttl = i64::try_from(self.ttl_ms).unwrap_or(i64::MAX);

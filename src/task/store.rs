@@ -61,6 +61,12 @@ pub struct NewTask<'a> {
     pub body: &'a [u8],
     /// When the store forgets it.
     pub expires_at: OffsetDateTime,
+    /// When the server's sweep should look at the task if nothing changes
+    /// it before (the end of its run's lease: a run renews it while it
+    /// works); `None` leaves what the store has. A store may take it
+    /// before the write lands: a write that then loses or fails leaves the
+    /// task due early or late, never missed while it has a run.
+    pub due: Option<OffsetDateTime>,
     /// The caps it is created within.
     pub limits: TaskLimits,
 }
@@ -94,6 +100,12 @@ pub struct Replacement<'a> {
     /// resume after a time counts until that time, not until its expiry.
     /// A released task no longer counts whatever this says.
     pub counted_until: Option<OffsetDateTime>,
+    /// When the server's sweep should look at the task if nothing changes
+    /// it before (the end of its run's lease: a run renews it while it
+    /// works); `None` leaves what the store has. A store may take it
+    /// before the write lands: a write that then loses or fails leaves the
+    /// task due early or late, never missed while it has a run.
+    pub due: Option<OffsetDateTime>,
     /// The caps it is written within (the byte caps: a replacement that
     /// grows the task past them is refused; one that does not grow it never
     /// is).
@@ -165,6 +177,16 @@ pub struct StoredHead {
     pub head: Vec<u8>,
 }
 
+/// A task the sweep should look at: its id, and the time it was due at
+/// (what [`TaskStore::reschedule`] compares before it moves the entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Due {
+    /// The task's id.
+    pub id: TaskId,
+    /// When it was due, to the millisecond.
+    pub at: OffsetDateTime,
+}
+
 /// Where a server's tasks live, shared by every instance that serves them.
 ///
 /// What every store guarantees (the contract suite checks each):
@@ -201,6 +223,13 @@ pub struct StoredHead {
 ///   finds it.
 /// - **One fleet record**: [`fleet`](Self::fleet) reads what
 ///   [`set_fleet`](Self::set_fleet) last wrote, on any instance.
+/// - **The sweep's index**: a task is due at the `due` its creation or its
+///   last replacement gave (kept to the millisecond), until
+///   [`reschedule`](Self::reschedule) moves or drops it (only from the
+///   time it was read at: a newer `due` stays) or the task expires (a
+///   store may list an expired task still: the sweep finds it gone);
+///   [`due`](Self::due) lists the tasks due by `now`, soonest first, on
+///   any instance. One entry a task: the index is bounded by the caps.
 pub trait TaskStore: Send + Sync + fmt::Debug {
     /// Stores a new task, durably, within its caps.
     ///
@@ -283,4 +312,21 @@ pub trait TaskStore: Send + Sync + fmt::Debug {
     ///
     /// [`TaskStoreError::Unavailable`] when the store failed.
     fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()>;
+
+    /// At most `limit` of the tasks due by `now`, soonest first: those the
+    /// sweep looks at (a task whose run may be lost).
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::Unavailable`] when the store failed.
+    fn due(&self, now: OffsetDateTime, limit: usize) -> StoreFuture<'_, Vec<Due>>;
+
+    /// Moves the task of `due` to be due at `at` (`None`: no longer due),
+    /// only if it is still due at `due.at`: a `due` a write gave since
+    /// stays.
+    ///
+    /// # Errors
+    ///
+    /// [`TaskStoreError::Unavailable`] when the store failed.
+    fn reschedule(&self, due: Due, at: Option<OffsetDateTime>) -> StoreFuture<'_, ()>;
 }

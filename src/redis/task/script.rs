@@ -1,13 +1,15 @@
 //! The task store's commands on Redis, each atomic on the keys of one hash
 //! slot, and what their replies mean: the caps (two sorted sets) and the
-//! byte budgets (a sorted set and two hashes) in the caps' slot, a task's
-//! hash (its version, head and body), a remembered answer (a string).
+//! byte budgets (a sorted set and two hashes) in the caps' slot, the
+//! sweep's index (a sorted set there too), a task's hash (its version,
+//! head and body), a remembered answer (a string).
 
 use redis::{Cmd, Value};
 
 use crate::redis::error::{self, RedisUnavailable};
 use crate::redis::lua::Lua;
-use crate::task::{Stored, StoredHead, TaskLimits, TaskStoreError};
+use crate::task::millis::from_millis;
+use crate::task::{Due, Stored, StoredHead, TaskId, TaskLimits, TaskStoreError};
 
 /// The byte budgets' Lua, shared by the scripts that charge: `forget`
 /// drops the charges expired at `now` (at most 256 a call: the rest at the
@@ -164,6 +166,79 @@ redis.call('HSET', KEYS[1], 'h', ARGV[2], 'b', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 "]);
+
+/// The task `ARGV[2]` due at `ARGV[1]` (Unix ms) in the sweep's index,
+/// which lives as long as its longest entry (`ARGV[3]`: the task's TTL in
+/// ms). Its first command writes (Redis checks `maxmemory` then).
+static DUE: Lua = Lua::new(&["\
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[3]) then redis.call('PEXPIRE', KEYS[1], ARGV[3]) end
+return 1
+"]);
+
+/// Moves the task `ARGV[1]` in the sweep's index to `ARGV[3]` (Unix ms;
+/// empty: drops it) only if it is still due at `ARGV[2]` (1), else nothing
+/// (0). It reads first, and never grows the set: it moves or drops a
+/// member.
+static RESCHEDULE: Lua = Lua::new(&["\
+local at = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if not at or tonumber(at) ~= tonumber(ARGV[2]) then return 0 end
+if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1])
+else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
+return 1
+"]);
+
+/// `EVAL` making `member` due at `at_ms` in the sweep's index `key`.
+pub(super) fn due(key: &str, member: &str, at_ms: i64, ttl_ms: u64) -> Cmd {
+    let mut command = DUE.call(1);
+    command.arg(key).arg(at_ms).arg(member).arg(ttl_ms);
+    command
+}
+
+/// `EVAL` moving `due` in the sweep's index `key` to `at_ms` (`None`:
+/// dropping it), if it is still where it was read.
+pub(super) fn reschedule(key: &str, due: Due, at_ms: Option<i64>) -> Cmd {
+    let mut command = RESCHEDULE.call(1);
+    command
+        .arg(key)
+        .arg(due.id.to_string())
+        .arg(crate::task::millis::millis(due.at))
+        .arg(at_ms.map(|at| at.to_string()).unwrap_or_default());
+    command
+}
+
+/// `ZRANGE key -inf now BYSCORE LIMIT 0 limit WITHSCORES`: the tasks due
+/// by `now_ms`, soonest first.
+pub(super) fn due_by(key: &str, now_ms: i64, limit: usize) -> Cmd {
+    let mut command = redis::cmd("ZRANGE");
+    command
+        .arg(key)
+        .arg("-inf")
+        .arg(now_ms)
+        .arg("BYSCORE")
+        .arg("LIMIT")
+        .arg(0)
+        .arg(limit)
+        .arg("WITHSCORES");
+    command
+}
+
+/// What `ZRANGE ... WITHSCORES` answered, as due tasks: a member that is
+/// not a task id is skipped (no writer of this store puts one there).
+pub(super) fn listed_due(reply: Value) -> Result<Vec<Due>, TaskStoreError> {
+    let pairs: Vec<(String, f64)> =
+        redis::FromRedisValue::from_redis_value(reply).map_err(|_| unexpected("ZRANGE"))?;
+    Ok(pairs
+        .into_iter()
+        .filter_map(|(member, at)| {
+            let id = TaskId::parse(&member)?;
+            // Whole milliseconds, well within f64's exact integers.
+            #[allow(clippy::cast_possible_truncation, reason = "scores are whole Unix ms")]
+            let at = from_millis(at as i64);
+            Some(Due { id, at })
+        })
+        .collect())
+}
 
 /// The keys of the caps' slot a charge names: `held`, `charges`, `bytes`.
 pub(super) struct Budget {

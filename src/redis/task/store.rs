@@ -15,7 +15,7 @@ use crate::redis::task::script;
 use crate::state::PrincipalKey;
 use crate::task::millis::millis;
 use crate::task::{
-    Answer, CREATED_VERSION, NewTask, Replacement, StoreFuture, Stored, StoredHead, TaskId,
+    Answer, CREATED_VERSION, Due, NewTask, Replacement, StoreFuture, Stored, StoredHead, TaskId,
     TaskStore, TaskStoreError,
 };
 
@@ -288,6 +288,9 @@ impl RedisTaskStore {
         };
         let caps = script::caps((&all, &owned), &budget, &charge, task.limits, millis(now));
         let counted = script::admitted(&self.send(&caps).await?)?;
+        if let Some(at) = task.due {
+            self.make_due(&member, at, ttl_ms).await?;
+        }
         let key = self.task_key(task.id);
         let written = match self
             .write(&script::create(&key, (task.head, task.body), ttl_ms))
@@ -335,6 +338,9 @@ impl RedisTaskStore {
         let (limits, now_ms) = (replacement.limits, millis(now));
         let reserve = script::charge(&budget, &charge, false, limits, now_ms);
         let shrank = script::charged(&self.send(&reserve).await?)?;
+        if let Some(at) = replacement.due {
+            self.make_due(&member, at, ttl_ms).await?;
+        }
         let command = script::replace(
             &self.task_key(replacement.id),
             replacement.version,
@@ -355,6 +361,22 @@ impl RedisTaskStore {
                 .await;
         }
         Ok(won)
+    }
+
+    /// Makes the task `member` due at `at` in the sweep's index, before
+    /// the write that gives it its lease: a write that then fails leaves it
+    /// due (the sweep finds nothing to do), never missed.
+    async fn make_due(
+        &self,
+        member: &str,
+        at: OffsetDateTime,
+        ttl_ms: u64,
+    ) -> Result<(), TaskStoreError> {
+        let key = Key::Due.under(&self.inner.prefix);
+        let reply = self
+            .send(&script::due(&key, member, millis(at), ttl_ms))
+            .await?;
+        script::wrote(&reply, "the task's due time").map(drop)
     }
 
     async fn remember_answer(
@@ -460,6 +482,24 @@ impl TaskStore for RedisTaskStore {
                 .arg(Key::Fleet.under(&self.inner.prefix))
                 .arg(record);
             script::set(&self.send(&command).await?)
+        })
+    }
+
+    /// Redis forgets a task itself at its expiry, not its entry in the
+    /// index: an expired task may be listed (the sweep finds it gone and
+    /// drops it).
+    fn due(&self, now: OffsetDateTime, limit: usize) -> StoreFuture<'_, Vec<Due>> {
+        Box::pin(async move {
+            let key = Key::Due.under(&self.inner.prefix);
+            script::listed_due(self.send(&script::due_by(&key, millis(now), limit)).await?)
+        })
+    }
+
+    fn reschedule(&self, due: Due, at: Option<OffsetDateTime>) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let key = Key::Due.under(&self.inner.prefix);
+            let command = script::reschedule(&key, due, at.map(millis));
+            self.send(&command).await.map(drop)
         })
     }
 }

@@ -60,6 +60,7 @@ impl<H: ServerHandler> ServerHandler for McpHandler<H> {
         } else {
             #[cfg(feature = "server")]
             if let Some(tasks) = self.tasks() {
+                tasks.sweep_from(self.shared_inner(), &context);
                 return Box::pin(tasks.call_tool(self.shared_inner(), request, context)).await;
             }
             Box::pin(self.inner().call_tool(request, context)).await
@@ -293,6 +294,7 @@ impl<H: ServerHandler> ServerHandler for McpHandler<H> {
     ) -> Result<GetTaskResult, ErrorData> {
         #[cfg(feature = "server")]
         if let Some(tasks) = self.tasks() {
+            tasks.sweep_from(self.shared_inner(), &context);
             return tasks.get(self.shared_inner(), request, &context).await;
         }
         self.inner().get_task(request, context).await
@@ -305,6 +307,7 @@ impl<H: ServerHandler> ServerHandler for McpHandler<H> {
     ) -> Result<(), ErrorData> {
         #[cfg(feature = "server")]
         if let Some(tasks) = self.tasks() {
+            tasks.sweep_from(self.shared_inner(), &context);
             return tasks.update(self.shared_inner(), request, &context).await;
         }
         self.inner().update_task(request, context).await
@@ -317,6 +320,7 @@ impl<H: ServerHandler> ServerHandler for McpHandler<H> {
     ) -> Result<(), ErrorData> {
         #[cfg(feature = "server")]
         if let Some(tasks) = self.tasks() {
+            tasks.sweep_from(self.shared_inner(), &context);
             return tasks.cancel(request, &context).await;
         }
         self.inner().cancel_task(request, context).await

@@ -211,6 +211,7 @@ impl TaskHost {
                     head: &sealed.head,
                     body: &sealed.body,
                     expires_at: record.head.expires_at(),
+                    due: record.head.due(),
                     limits: self.settings.limits,
                 },
                 now,

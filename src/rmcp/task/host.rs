@@ -43,6 +43,8 @@ pub(crate) struct TaskHost {
     pub(crate) round_ttl: time::Duration,
     /// Set once this instance agreed with the store's fleet record.
     pub(crate) fleet_agreed: OnceLock<()>,
+    /// Set once this instance's sweep started.
+    pub(crate) sweeping: OnceLock<()>,
 }
 
 /// Who reads or changes a task: its owner (the calling principal, `None`
@@ -96,6 +98,7 @@ impl TaskHost {
             guarded: codec.has_replay_guard(),
             round_ttl: codec.policy().ttl(),
             fleet_agreed: OnceLock::new(),
+            sweeping: OnceLock::new(),
             settings,
             flow,
         }
@@ -201,6 +204,7 @@ impl TaskHost {
             let now = self.now();
             let before = record.head.status;
             let counted_before = counted_until(&record.head);
+            let due_before = record.head.due();
             let (value, limits) = match change(&mut record, now) {
                 Change::Keep(value) => return Ok(Some(value)),
                 Change::Grow(value) => (value, self.settings.limits),
@@ -224,6 +228,7 @@ impl TaskHost {
                 body: &sealed.body,
                 expires_at: record.head.expires_at(),
                 counted_until: Some(counted_until(&record.head)).filter(|at| *at != counted_before),
+                due: record.head.due().filter(|at| Some(*at) != due_before),
                 limits,
             };
             let won = match self.settings.store.replace(replacement, now).await {

@@ -12,10 +12,9 @@ use ::rmcp::model::{
 use ::rmcp::service::{RequestContext, RoleServer};
 use time::OffsetDateTime;
 
-use super::host::{
-    Access, Change, LOST_TOO_OFTEN, MAX_RESUMES, TaskHost, lapsed, overdue, unknown_task,
-};
+use super::host::{Access, Change, TaskHost, lapsed, overdue, unknown_task};
 use super::run::spawn;
+use super::sweep::{RunFrom, swept_context};
 use super::view::get_result;
 use crate::task::TaskId;
 use crate::task::record::{Status, TaskHead, TaskRecord};
@@ -50,7 +49,7 @@ impl TaskHost {
         }
         if lapsed(&head, now) && overdue(&head, now).is_none() {
             let head = self
-                .resume(inner, &id, cx)
+                .resume(inner, &id, caller, RunFrom::Request(cx))
                 .await?
                 .ok_or_else(unknown_task)?;
             return Ok(get_result(&id, &head));
@@ -73,22 +72,24 @@ impl TaskHost {
     /// Resumes the task `id` if its run was lost (its lease lapsed): one
     /// instance claims it (compare and replace: one wins), leases it to a
     /// new run and runs the handler there from the task's journal, state
-    /// and answers; a task lost [`MAX_RESUMES`] times fails instead. The
-    /// task's head as it then stands (`None`: unknown to the caller).
+    /// and answers, in a context made from `from`; a task past its time, or
+    /// lost [`MAX_RESUMES`](super::host::MAX_RESUMES) times, fails instead.
+    /// The task's head as it then stands (`None`: unknown to `access`).
     pub(crate) async fn resume<H: ServerHandler>(
         self: &Arc<Self>,
         inner: &Arc<H>,
         id: &TaskId,
-        cx: &RequestContext<RoleServer>,
+        access: Access<'_>,
+        from: RunFrom<'_>,
     ) -> Result<Option<TaskHead>, ErrorData> {
         let claimed = self
-            .change(id, Access::Owner(self.caller(cx)), |record, now| {
+            .change(id, access, |record, now| {
+                if let Some(reason) = overdue(&record.head, now) {
+                    record.fail(-32603, reason);
+                    return Change::Write((record.head.clone(), None));
+                }
                 if !lapsed(&record.head, now) {
                     return Change::Keep((record.head.clone(), None));
-                }
-                if record.head.resumes >= MAX_RESUMES {
-                    record.fail(-32603, LOST_TOO_OFTEN);
-                    return Change::Write((record.head.clone(), None));
                 }
                 record.head.resumes = record.head.resumes.saturating_add(1);
                 if self.lease(&mut record.head, now).is_none() {
@@ -103,6 +104,14 @@ impl TaskHost {
         if let Some(record) = claimed {
             log_resumed(id, record.head.resumes);
             let answers = record.body.answers.clone();
+            let swept;
+            let cx = match from {
+                RunFrom::Request(cx) => cx,
+                RunFrom::Sweep(peer) => {
+                    swept = swept_context(peer, record.head.owner.as_deref());
+                    &swept
+                }
+            };
             spawn(
                 Arc::clone(self),
                 Arc::clone(inner),
@@ -152,7 +161,9 @@ impl TaskHost {
                     return Ok(());
                 }
                 Updated::Lapsed => {
-                    self.resume(inner, &id, cx).await?;
+                    let caller = Access::Owner(self.caller(cx));
+                    self.resume(inner, &id, caller, RunFrom::Request(cx))
+                        .await?;
                 }
             }
         }

@@ -9,8 +9,10 @@
 //! the defaults), `host` (the host: who may see a task, the one way a task
 //! changes), `call` (a `tools/call` through the host: the `-32021` gate, a
 //! task created, a final round's answer remembered), `run` (a task's run
-//! and its lease), `journal` (where a run's steps are recorded), `methods` (`tasks/get`, `tasks/update`,
-//! `tasks/cancel`), `view` (a task as the client sees it), `inbox`
+//! and its lease), `journal` (where a run's steps are recorded), `methods`
+//! (`tasks/get`, `tasks/update`, `tasks/cancel`, and resuming a task whose
+//! run was lost), `sweep` (resuming such a task when nobody polls it),
+//! `view` (a task as the client sees it), `inbox`
 //! ([`TaskInbox`]: asking a task's client from outside its handler),
 //! `created` ([`TaskCreated`]: what the creation hook is told), `fleet`
 //! (what the instances sharing a store must agree on, checked before
@@ -34,6 +36,8 @@ mod methods;
 mod run;
 #[cfg(feature = "server")]
 pub(crate) mod settings;
+#[cfg(feature = "server")]
+mod sweep;
 #[cfg(feature = "server")]
 mod view;
 

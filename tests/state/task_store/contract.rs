@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use mrtr_guard::state::PrincipalKey;
 use mrtr_guard::task::{
-    Answer, CREATED_VERSION, ENTRY_BYTES, NewTask, Replacement, Stored, StoredHead, TaskId,
+    Answer, CREATED_VERSION, Due, ENTRY_BYTES, NewTask, Replacement, Stored, StoredHead, TaskId,
     TaskLimits, TaskStore, TaskStoreError,
 };
 use time::OffsetDateTime;
@@ -57,7 +57,7 @@ const PAST_SHORT: Duration = Duration::from_millis(450);
 /// Every rule, each on a subject `make` gives for its name.
 pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
     type Rule<R> = fn(&R, &Subject);
-    let rules: [(&str, Rule<R>); 13] = [
+    let rules: [(&str, Rule<R>); 14] = [
         ("created", a_created_task_is_found_at_once_by_both_clients),
         ("bytes", records_and_answers_are_stored_as_given),
         ("replace", a_replace_over_the_version_read_wins_once),
@@ -80,6 +80,10 @@ pub(super) fn all<R: Run>(run: &R, make: &dyn Fn(&str) -> Subject) {
         ("budget", the_byte_budgets_refuse_growth_naming_the_budget),
         ("held", bytes_are_held_until_expiry_and_then_given_back),
         ("fleet", the_fleet_record_is_none_then_the_last_written),
+        (
+            "due",
+            the_due_tasks_are_listed_soonest_first_until_rescheduled,
+        ),
     ];
     for (name, rule) in rules {
         rule(run, &make(name));
@@ -115,6 +119,7 @@ fn task<'a>(id: &'a TaskId, owner: u8, head: &'a [u8], limits: TaskLimits) -> Ne
         head,
         body: BODY,
         expires_at: later(Duration::from_secs(60)),
+        due: None,
         limits,
     }
 }
@@ -134,6 +139,7 @@ fn replacement<'a>(
         body,
         expires_at: later(Duration::from_secs(60)),
         counted_until: None,
+        due: None,
         limits,
     }
 }
@@ -535,5 +541,77 @@ fn the_fleet_record_is_none_then_the_last_written<R: Run>(run: &R, s: &Subject) 
     assert_eq!(
         on(run, s.one.fleet()).expect("fleet").as_deref(),
         Some(&every_byte[..])
+    );
+}
+
+/// The sweep's index: a task is due at the time its creation or its last
+/// replacement gave, to the millisecond, listed by `due` on every client
+/// once that time passed, soonest first, at most the limit; `reschedule`
+/// moves or drops it only from the time it was read at.
+fn the_due_tasks_are_listed_soonest_first_until_rescheduled<R: Run>(run: &R, s: &Subject) {
+    let start = now();
+    let (first, second, never, later_on) = (new_id(), new_id(), new_id(), new_id());
+    let at = |ms: i64| start + time::Duration::milliseconds(ms);
+    for (id, due) in [
+        (&second, Some(at(-1_000))),
+        (&first, Some(at(-2_000))),
+        (&never, None),
+        (&later_on, Some(at(20_000))),
+    ] {
+        let mut new = task(id, 1, b"head", ROOMY);
+        new.due = due;
+        on(run, s.one.create(new, now())).expect("create");
+    }
+    let ms = |at: time::OffsetDateTime| at.unix_timestamp_nanos() / 1_000_000;
+    let listed = on(run, s.two.due(now(), 10)).expect("due");
+    let ids: Vec<TaskId> = listed.iter().map(|due| due.id).collect();
+    assert_eq!(ids, [first, second], "soonest first, only those due by now");
+    assert_eq!(ms(listed[0].at), ms(at(-2_000)));
+    assert_eq!(
+        on(run, s.two.due(now(), 1)).expect("due"),
+        listed[..1],
+        "at most the limit"
+    );
+    // A replacement that gives a new time moves the task; one that gives
+    // none leaves it where it was.
+    let mut moved = replacement(&first, 1, CREATED_VERSION, (b"h2", BODY), ROOMY);
+    moved.due = Some(at(30_000));
+    assert!(on(run, s.one.replace(moved, now())).expect("replace"));
+    let kept = replacement(&second, 1, CREATED_VERSION, (b"h2", BODY), ROOMY);
+    assert!(on(run, s.one.replace(kept, now())).expect("replace"));
+    let ids: Vec<TaskId> = on(run, s.two.due(now(), 10))
+        .expect("due")
+        .iter()
+        .map(|due| due.id)
+        .collect();
+    assert_eq!(ids, [second]);
+    // Rescheduling from a time the task is no longer due at changes
+    // nothing: the newer time stays.
+    on(run, s.two.reschedule(listed[0], None)).expect("reschedule");
+    let soon = on(run, s.two.due(at(35_000), 10)).expect("due");
+    assert!(soon.iter().any(|due| due.id == first), "{soon:?}");
+    // From the time it was read at, it moves, or goes.
+    on(run, s.one.reschedule(listed[1], Some(at(40_000)))).expect("reschedule");
+    assert!(on(run, s.two.due(now(), 10)).expect("due").is_empty());
+    let moved = Due {
+        id: second,
+        at: on(run, s.two.due(at(45_000), 10))
+            .expect("due")
+            .iter()
+            .find(|due| due.id == second)
+            .expect("moved, not dropped")
+            .at,
+    };
+    assert_eq!(ms(moved.at), ms(at(40_000)));
+    on(run, s.two.reschedule(moved, None)).expect("reschedule");
+    let left: Vec<TaskId> = on(run, s.one.due(at(50_000), 10))
+        .expect("due")
+        .iter()
+        .map(|due| due.id)
+        .collect();
+    assert_eq!(
+        left,
+        [later_on, first],
+        "dropped; never due is never listed"
     );
 }

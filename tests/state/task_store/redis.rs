@@ -69,6 +69,7 @@ fn new_task<'a>(id: &'a TaskId, head: &'a [u8], limits: TaskLimits) -> NewTask<'
         head,
         body: b"body",
         expires_at: OffsetDateTime::now_utc() + Duration::from_secs(60),
+        due: None,
         limits,
     }
 }
@@ -244,6 +245,7 @@ fn the_keys_on_redis_are_the_documented_ones() {
         body: b"y",
         expires_at,
         counted_until: None,
+        due: None,
         limits: limits(),
     };
     let lost = runtime.block_on(store.replace(replacing, now()));
@@ -464,6 +466,7 @@ fn a_node_without_the_scripts_gets_their_text_once() {
             body: b"body",
             expires_at: OffsetDateTime::now_utc() + Duration::from_secs(60),
             counted_until: None,
+            due: None,
             limits: limits(),
         };
         assert!(runtime.block_on(store.replace(replacing, now())).unwrap());

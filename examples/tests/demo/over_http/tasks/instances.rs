@@ -1,6 +1,7 @@
 //! Instances sharing one task store and one replay guard: any of them
-//! serves any task, one that dies has its task resumed by another, and one
-//! that disagrees with the others (audience, key) is refused at start-up.
+//! serves any task, one that dies has its task resumed by another (polled
+//! or not), and one that disagrees with the others (audience, key) is
+//! refused at start-up.
 
 #![allow(
     clippy::unwrap_used,
@@ -64,6 +65,20 @@ fn a_task_whose_instance_dies_while_it_works_is_resumed_on_another() {
     let b = rest.block_on(on_loopback(shared.service()));
     let c = rest.block_on(on_loopback(shared.service()));
     resumes_after_its_instance_dies(&rest, doomed, a, [b, c]);
+}
+
+#[test]
+fn a_task_nobody_polls_is_resumed_by_the_sweep() {
+    let shared = Shared::new();
+    let doomed = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let a = doomed.block_on(on_loopback(shared.service()));
+    let rest = tokio::runtime::Runtime::new().unwrap();
+    let b = rest.block_on(on_loopback(shared.service()));
+    resumed_by_the_sweep(&rest, doomed, a, b);
 }
 
 /// A codec for `audience` whose ring is `keys` (the first one active).

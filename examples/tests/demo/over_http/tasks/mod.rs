@@ -211,6 +211,54 @@ pub(super) fn resumes_after_its_instance_dies(
         );
     });
 }
+
+/// Creates a task on `on_doomed`, polls it once on `survivor` (which then
+/// sweeps: it has served a task route), drops `doomed` while the task's
+/// export step is in flight, and polls nobody: the survivor's sweep finds
+/// the lapsed lease and resumes the task, whose export runs (once: the
+/// dead run never finished it) within 10 s, no request made. The task then
+/// parks its question, and the answer completes it.
+pub(super) fn resumed_by_the_sweep(
+    rest: &tokio::runtime::Runtime,
+    doomed: tokio::runtime::Runtime,
+    on_doomed: SocketAddr,
+    survivor: SocketAddr,
+) {
+    let id = rest.block_on(async {
+        let (created, _) = create(on_doomed, "ada").await;
+        let id = created["result"]["taskId"].as_str().unwrap().to_owned();
+        let polled = get(survivor, "ada", &id).await;
+        assert_eq!(polled["result"]["status"], "working", "{polled}");
+        id
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    doomed.shutdown_background();
+    let started = Instant::now();
+    while mrtr_guard_examples::export_tool::exports_of(&id) == 0 {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no sweep resumed the task"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    rest.block_on(async {
+        let parked = loop {
+            let task = get(survivor, "ada", &id).await["result"].clone();
+            assert_ne!(task["status"], "failed", "{task}");
+            if task["status"] == "input_required" {
+                break task;
+            }
+            assert!(started.elapsed() < Duration::from_secs(15), "{task}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        };
+        let key = outstanding(&parked);
+        update(survivor, "ada", &id, json!({key: refunds(&json!(true))})).await;
+        let done = settled(survivor, "ada", &id).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        assert_eq!(mrtr_guard_examples::export_tool::exports_of(&id), 1);
+    });
+}
+
 mod budgets;
 mod clock;
 mod inbox;

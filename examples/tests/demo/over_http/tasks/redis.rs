@@ -70,7 +70,7 @@ pub(super) fn prefix() -> String {
 
 /// A task created on one instance, polled and answered on the other, an
 /// answer for its one key sent to both at once; then an instance that
-/// dies mid-work.
+/// dies mid-work, and another whose task nobody polls after.
 fn across_instances(url: &str) {
     let prefix = prefix();
     let rest = tokio::runtime::Runtime::new().unwrap();
@@ -106,6 +106,15 @@ fn across_instances(url: &str) {
         .unwrap();
     let c = doomed.block_on(instance(url, &prefix));
     resumes_after_its_instance_dies(&rest, doomed, c, [a, b]);
+
+    // Another, dropped while its task works, which nobody polls after.
+    let doomed = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let d = doomed.block_on(instance(url, &prefix));
+    super::resumed_by_the_sweep(&rest, doomed, d, a);
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::sync::Mutex;
 
 use mrtr_guard::state::PrincipalKey;
 use mrtr_guard::task::{
-    Answer, MemoryTaskStore, NewTask, Replacement, StoreFuture, Stored, StoredHead, TaskId,
+    Answer, Due, MemoryTaskStore, NewTask, Replacement, StoreFuture, Stored, StoredHead, TaskId,
     TaskStore,
 };
 use time::OffsetDateTime;
@@ -130,6 +130,14 @@ impl TaskStore for Rewritten {
 
     fn set_fleet<'a>(&'a self, record: &'a [u8]) -> StoreFuture<'a, ()> {
         self.inner.set_fleet(record)
+    }
+
+    fn due(&self, now: OffsetDateTime, limit: usize) -> StoreFuture<'_, Vec<Due>> {
+        self.inner.due(now, limit)
+    }
+
+    fn reschedule(&self, due: Due, at: Option<OffsetDateTime>) -> StoreFuture<'_, ()> {
+        self.inner.reschedule(due, at)
     }
 }
 
