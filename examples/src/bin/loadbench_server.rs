@@ -15,7 +15,10 @@
 //!   waits at `input_required` for `tasks/update`, then completes. Its tasks
 //!   live in the server's memory at `/mcp`, and, where
 //!   `MRTR_GUARD_REDIS_URL` is set, in Redis at `/redis/mcp` (the same
-//!   handler on a second `McpServer`, whose task store is Redis).
+//!   handler on a second `McpServer`, whose task store is Redis);
+//! - `StepTask`: `ParkTask` with one step (`Round::step`) before its
+//!   question: the run that `tasks/update` resumes reads the step's result
+//!   from the task's journal instead of doing it again.
 //!
 //! ```text
 //! cargo run --release -p mrtr-guard-examples --bin loadbench_server -- --port 9000
@@ -137,6 +140,15 @@ impl Bench {
         tool_response(round, result)
     }
 
+    /// Park a task after a step: begins a task, does one step (journaled),
+    /// asks inside it whether to go on; completes with the answer.
+    #[tool(name = "StepTask")]
+    async fn step_task(&self, call: ToolCall) -> ToolResponse {
+        let mut round = self.sealed.round(call).await?;
+        let result = step_then_park(&mut round, &self.go).await;
+        tool_response(round, result)
+    }
+
     /// Ship an order: asks for the tracking number (`rmcp`'s `request-state`).
     #[tool(name = "ShipOrderRmcp")]
     async fn ship_order_rmcp(
@@ -192,6 +204,18 @@ fn park(round: &mut Round<'_>, go: &Form) -> Result<String, Stop> {
     round.task()?;
     let went = round.require("go", go)?.bool("go")?;
     Ok(if went { "Went on." } else { "Stopped." }.to_owned())
+}
+
+/// `StepTask`'s round: the task, one step, then `ParkTask`'s question.
+async fn step_then_park(round: &mut Round<'_>, go: &Form) -> Result<String, Stop> {
+    round.task()?;
+    let rows: u64 = round.step("count", async { 12 }).await?;
+    let went = round.require("go", go)?.bool("go")?;
+    Ok(if went {
+        format!("Went on after {rows}.")
+    } else {
+        "Stopped.".to_owned()
+    })
 }
 
 #[tool_handler(router = self.tool_router)]
@@ -279,6 +303,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .anonymous()
             .legacy(false)
             .task_tool("ParkTask", TaskSupport::Required)
+            .task_tool("StepTask", TaskSupport::Required)
             .task_limits(TASKS, TASKS)
             .task_ttl(ttl)
     };
