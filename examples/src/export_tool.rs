@@ -43,8 +43,10 @@ pub async fn export_orders(
     let range = round.require("range", &forms.range)?;
     let (from, to) = (range.str("from")?.to_owned(), range.str("to")?.to_owned());
     round.task()?;
-    // The long work, once per task: a later run (after an answer, on
-    // another instance) gets the recorded count without exporting again.
+    // The long work, once: a later run of the task (after an answer, on
+    // another instance) gets the recorded count without exporting again,
+    // and so does a later round of a flow without the extension (the
+    // count travels in its state).
     let export = match round.task_id() {
         Some(task) => task.to_owned(),
         None => round.flow_id()?.to_string(),

@@ -4,7 +4,7 @@
 //! A token holds at most [`Mode::max_claims_len`] bytes of claims
 //! (`docs/FORMAT.md` §§1, 2). The claims (§5) are a skeleton of fixed
 //! members, the carried answers (`ans`: client-sized, and growing from round
-//! to round), and the state's own part (`q`, `inv`, `once`, `app`: what the
+//! to round), and the state's own part (`q`, `inv`, `once`, `step`, `app`: what the
 //! handler chose, rebuilt every round). The room the skeleton leaves is
 //! split once: three quarters for the answers, one quarter for the own part.
 //! Each part is held to its share, the answers when a round accepts one, the
@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 use crate::json::JsonDigest;
 use crate::state::{
     ANSWER_FRAME_LEN, GEN_MEMBER_LEN, INV_MEMBER_LEN, Mode, ONCE_MEMBER_LEN, Policy, Reask,
-    SKELETON_LEN,
+    SKELETON_LEN, STEP_MEMBER_LEN,
 };
 
 /// The two shares of the claims a state may fill.
@@ -56,13 +56,14 @@ pub(crate) fn answer_len(key: &str, response: &Map<String, Value>) -> usize {
 }
 
 /// What the state's own part takes of the claims beyond the skeleton: the
-/// questions, the re-asks and the effect names (their members only when not
-/// empty), the application data, and room for the replay guard's
-/// generation (`gen`), counted whether or not the codec has a guard.
+/// questions, the re-asks, the effect names and the steps' results (their
+/// members only when not empty), the application data, and room for the
+/// replay guard's generation (`gen`), counted whether or not the codec has
+/// a guard.
 pub(crate) fn own_len<A: Serialize>(
     questions: &BTreeMap<String, JsonDigest>,
     reasks: &BTreeMap<String, Reask>,
-    ran: &BTreeSet<String>,
+    (ran, steps): (&BTreeSet<String>, &BTreeMap<String, Value>),
     app: &A,
 ) -> usize {
     let member = |empty: bool, name: usize, len: usize| {
@@ -73,6 +74,7 @@ pub(crate) fn own_len<A: Serialize>(
         .saturating_add(json_len(app))
         .saturating_add(member(reasks.is_empty(), INV_MEMBER_LEN, json_len(reasks)))
         .saturating_add(member(ran.is_empty(), ONCE_MEMBER_LEN, json_len(ran)))
+        .saturating_add(member(steps.is_empty(), STEP_MEMBER_LEN, json_len(steps)))
         .saturating_add(GEN_MEMBER_LEN)
 }
 

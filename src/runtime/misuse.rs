@@ -36,8 +36,8 @@ pub enum Misuse {
         /// The key.
         key: String,
     },
-    /// The state's own part (questions asked, re-asks, effect names,
-    /// application data) is longer than its share of the claims, so the
+    /// The state's own part (questions asked, re-asks, effect names, step
+    /// results, application data) is longer than its share of the claims, so the
     /// state could not carry the answers the flow may accept.
     StateTooLarge {
         /// Its length, in bytes of claims.
@@ -127,8 +127,8 @@ impl fmt::Display for Misuse {
             ),
             Self::StateTooLarge { len, max } => write!(
                 f,
-                "the state's questions, effect names and application data take {len} bytes \
-                 of claims, more than their share of {max}"
+                "the state's questions, effect names, step results and application data take \
+                 {len} bytes of claims, more than their share of {max}"
             ),
             Self::ArgumentsUnbound => f.write_str(
                 "the call's raw arguments are not in the request: serve the handler with \

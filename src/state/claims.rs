@@ -157,10 +157,11 @@ impl Reask {
 /// What the server puts into a new token: the questions it is asking now,
 /// the answers it has proven so far, the questions among them that are
 /// re-asks after invalid answers, the names of the effects that already ran
-/// in this flow, and its own data.
+/// in this flow, the results of its steps, and its own data.
 ///
-/// `Debug` shows the question keys and digests, the answer keys, the re-asks
-/// and the effect names, never an answer or the application data.
+/// `Debug` shows the question keys and digests, the answer keys, the re-asks,
+/// the effect names and the step names, never an answer, a step's result or
+/// the application data.
 ///
 /// ```
 /// use mrtr_guard::StateContents;
@@ -187,6 +188,8 @@ pub struct StateContents<A> {
     pub(super) reasks: BTreeMap<String, Reask>,
     /// Names of the effects that ran in this flow.
     pub(super) ran_effects: BTreeSet<String>,
+    /// Step name -> the result the step returned, in this flow.
+    pub(super) steps: BTreeMap<String, Value>,
     pub(super) app: A,
 }
 
@@ -196,6 +199,7 @@ pub(crate) struct Parts<A> {
     pub(crate) answers: BTreeMap<String, ProvenAnswer>,
     pub(crate) reasks: BTreeMap<String, Reask>,
     pub(crate) ran_effects: BTreeSet<String>,
+    pub(crate) steps: BTreeMap<String, Value>,
     pub(crate) app: A,
 }
 
@@ -207,6 +211,7 @@ impl<A> StateContents<A> {
             answers: BTreeMap::new(),
             reasks: BTreeMap::new(),
             ran_effects: BTreeSet::new(),
+            steps: BTreeMap::new(),
             app,
         }
     }
@@ -248,6 +253,15 @@ impl<A> StateContents<A> {
         self
     }
 
+    /// Records that the step `name` returned `result` in this flow
+    /// ([`Round::step`](crate::Round::step)): a later round gets it instead
+    /// of doing the step again.
+    #[must_use]
+    pub fn step(mut self, name: impl Into<String>, result: Value) -> Self {
+        self.steps.insert(name.into(), result);
+        self
+    }
+
     /// The questions, by `inputRequests` key.
     pub fn questions(&self) -> &BTreeMap<String, JsonDigest> {
         &self.questions
@@ -268,6 +282,11 @@ impl<A> StateContents<A> {
         &self.ran_effects
     }
 
+    /// The results of the flow's steps, by name.
+    pub fn steps(&self) -> &BTreeMap<String, Value> {
+        &self.steps
+    }
+
     /// The application's data.
     pub fn app(&self) -> &A {
         &self.app
@@ -280,6 +299,7 @@ impl<A> StateContents<A> {
             answers: self.answers,
             reasks: self.reasks,
             ran_effects: self.ran_effects,
+            steps: self.steps,
             app: self.app,
         }
     }
@@ -292,6 +312,7 @@ impl<A> fmt::Debug for StateContents<A> {
             .field("answers", &self.answers)
             .field("reasks", &self.reasks)
             .field("ran_effects", &self.ran_effects)
+            .field("steps", &self.steps.keys().collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -372,6 +393,11 @@ impl<A> Claims<A> {
     /// The effects that ran in this flow.
     pub fn ran_effects(&self) -> &BTreeSet<String> {
         self.contents.ran_effects()
+    }
+
+    /// The results of the flow's steps, by name.
+    pub fn steps(&self) -> &BTreeMap<String, Value> {
+        self.contents.steps()
     }
 
     /// The application's data.

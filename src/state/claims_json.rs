@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 
 use serde::de::{self, DeserializeOwned, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::json::JsonDigest;
@@ -118,9 +119,12 @@ pub(crate) const INV_MEMBER_LEN: usize = 7;
 /// What the member `once` adds when present, besides its array: `,"once":`.
 pub(crate) const ONCE_MEMBER_LEN: usize = 8;
 
+/// What the member `step` adds when present, besides its object: `,"step":`.
+pub(crate) const STEP_MEMBER_LEN: usize = 8;
+
 /// The claims as they are serialized: JSON with short, fixed names, in this
-/// order, `gen` only under a guard with generations, `inv` and `once` only
-/// when not empty (`docs/FORMAT.md` §5).
+/// order, `gen` only under a guard with generations, `inv`, `once` and
+/// `step` only when not empty (`docs/FORMAT.md` §5).
 #[derive(Serialize)]
 struct WireOut<'a, A> {
     iat: i64,
@@ -136,12 +140,15 @@ struct WireOut<'a, A> {
     inv: &'a BTreeMap<String, Reask>,
     #[serde(skip_serializing_if = "BTreeSet::is_empty")]
     once: &'a BTreeSet<String>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    step: &'a BTreeMap<String, Value>,
     app: &'a A,
 }
 
-/// The claims as they are parsed: every member required but `gen`, `inv`
-/// and `once`, which are absent rather than empty; none unknown, none twice; no
-/// key twice in `q`, `ans` or `inv`, no name twice in `once`.
+/// The claims as they are parsed: every member required but `gen`, `inv`,
+/// `once` and `step`, which are absent rather than empty; none unknown, none
+/// twice; no key twice in `q`, `ans`, `inv` or `step`, no name twice in
+/// `once`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WireIn<A> {
@@ -160,6 +167,8 @@ struct WireIn<A> {
     inv: BTreeMap<String, Reask>,
     #[serde(default, deserialize_with = "present_names")]
     once: BTreeSet<String>,
+    #[serde(default, deserialize_with = "present_unique_keys")]
+    step: BTreeMap<String, Value>,
     app: A,
 }
 
@@ -270,6 +279,7 @@ pub(crate) fn encode_into<A: Serialize>(
         ans: &contents.answers,
         inv: &contents.reasks,
         once: &contents.ran_effects,
+        step: &contents.steps,
         app: &contents.app,
     };
     serde_json::to_writer(out, &wire)
@@ -297,6 +307,7 @@ pub(crate) fn decode<A: DeserializeOwned>(bytes: &[u8]) -> Option<Claims<A>> {
             answers: wire.ans,
             reasks: wire.inv,
             ran_effects: wire.once,
+            steps: wire.step,
             app: wire.app,
         },
     })
@@ -389,6 +400,35 @@ mod tests {
         );
         let once = len(&StateContents::new(()).ran_effect("e")) - bare;
         assert_eq!(once, ONCE_MEMBER_LEN + r#"["e"]"#.len());
+        let step = len(&StateContents::new(()).step("s", json!(12))) - bare;
+        assert_eq!(step, STEP_MEMBER_LEN + r#"{"s":12}"#.len());
+    }
+
+    /// `step`: after `once`, before `app`, left out when empty; parsed back
+    /// as written; refused empty or with a name twice.
+    #[test]
+    fn steps_travel_as_an_optional_member() {
+        let claims = sample();
+        let contents = claims
+            .contents
+            .clone()
+            .ran_effect("mail")
+            .step("copy", json!({"rows": 12}));
+        let text = String::from_utf8(encode(&claims.meta, &contents).unwrap()).unwrap();
+        assert!(
+            text.ends_with(r#""once":["mail"],"step":{"copy":{"rows":12}},"app":{"n":1}}"#),
+            "{text}"
+        );
+        let decoded = decode::<Value>(text.as_bytes()).unwrap();
+        assert_eq!(decoded.steps()["copy"], json!({"rows": 12}));
+        assert!(!encode_sample().windows(6).any(|w| w == b"\"step\""));
+        let empty = text.replace(r#""step":{"copy":{"rows":12}}"#, r#""step":{}"#);
+        assert!(decode::<Value>(empty.as_bytes()).is_none(), "{empty}");
+        let twice = text.replace(
+            r#""step":{"copy":{"rows":12}}"#,
+            r#""step":{"copy":1,"copy":2}"#,
+        );
+        assert!(decode::<Value>(twice.as_bytes()).is_none(), "{twice}");
     }
 
     #[test]

@@ -53,6 +53,7 @@ pub use binding::Binding;
 pub use claims::{Claims, FlowId, ProvenAnswer, Reask, StateContents};
 pub(crate) use claims_json::{
     ANSWER_FRAME_LEN, GEN_MEMBER_LEN, INV_MEMBER_LEN, ONCE_MEMBER_LEN, SKELETON_LEN,
+    STEP_MEMBER_LEN,
 };
 pub use codec::{CodecBuilder, StateCodec};
 pub(crate) use context::push_field;

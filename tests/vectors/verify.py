@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent verifier and minter of the mrtr-guard `requestState` token, v1
-(revision 2).
+(revision 4).
 
 Written from docs/FORMAT.md alone (no Rust source was read), as a check that
 the document is enough to interoperate. Section numbers below refer to it.
@@ -280,7 +280,7 @@ def build_context(version: int, header: bytes, audience: str, binding: Binding) 
 
 CLAIM_MEMBERS = ("iat", "exp", "dl", "rnd", "fid", "q", "ans", "app")
 # §5: present only when not empty.
-OPTIONAL_MEMBERS = ("gen", "inv", "once")
+OPTIONAL_MEMBERS = ("gen", "inv", "once", "step")
 
 
 @dataclass
@@ -308,6 +308,7 @@ class Claims:
     inv: dict[str, Reask] = field(default_factory=dict)
     once: list[str] = field(default_factory=list)
     gen: bytes | None = None  # 8 bytes: the replay guard's generation
+    step: dict[str, Any] = field(default_factory=dict)  # step name -> its result
 
 
 class _Dup(ValueError):
@@ -444,9 +445,10 @@ def parse_claims(data: bytes, app_type: str | None = None) -> Claims:
             ans[key] = Proven(_id(entry["q"], 32, f"ans[{key!r}].q"), _lenient_object(entry["r"], f"ans[{key!r}].r"))
         inv = _parse_inv(obj["inv"], q) if "inv" in obj else {}
         once = _parse_once(obj["once"]) if "once" in obj else []
+        step = _parse_step(obj["step"]) if "step" in obj else {}
         if app_type == "object" and not isinstance(obj["app"], dict):
             raise ValueError("app does not fit the application's type (an object)")
-        return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"], inv, once, gen)
+        return Claims(iat, exp, dl, rnd, fid, q, ans, obj["app"], inv, once, gen, step)
     except (ValueError, UnicodeError, RecursionError) as e:
         raise Refused("bad_claims", str(e)) from None
 
@@ -478,6 +480,14 @@ def _parse_once(value: Any) -> list[str]:
     return sorted(value, key=lambda name: name.encode("utf-8"))
 
 
+def _parse_step(value: Any) -> dict[str, Any]:
+    """§5.1/§5.2: a non-empty object, no key twice; its values any JSON."""
+    step = _object(value, "step")
+    if not step:
+        raise ValueError("step is present but empty")
+    return dict(step)
+
+
 def _json_value(value: Any) -> str:
     """Compact JSON for `ans` values and `app`. FORMAT.md only says "no white
     space"; this writes strings with literal UTF-8 (escaping only ", \\ and
@@ -488,8 +498,8 @@ def _json_value(value: Any) -> str:
 
 def serialize_claims(c: Claims) -> bytes:
     """§5.3: members in order, no white space, q, ans and inv sorted by key
-    bytewise, each answer {"q":…,"r":…}, each re-ask {"q":…,"n":…}, inv and
-    once only when not empty, once sorted bytewise."""
+    bytewise, each answer {"q":…,"r":…}, each re-ask {"q":…,"n":…}, inv,
+    once and step only when not empty, once sorted bytewise, step by key."""
 
     def sorted_obj(d: dict[str, Any], enc) -> str:
         items = sorted(d.items(), key=lambda kv: kv[0].encode("utf-8"))
@@ -513,6 +523,7 @@ def serialize_claims(c: Claims) -> bytes:
         f'"ans":{sorted_obj(c.ans, proven)},'
         + (f'"inv":{sorted_obj(c.inv, reask)},' if c.inv else "")
         + (f'"once":[{",".join(_json_value(name) for name in once)}],' if once else "")
+        + (f'"step":{sorted_obj(c.step, _json_value)},' if c.step else "")
         + f'"app":{_json_value(c.app)}}}'
     )
     return text.encode("utf-8")
@@ -889,6 +900,8 @@ class Runner:
         expect("size-inv", grown == 7 + len('{"k":{"q":"' + "A" * 43 + '","n":1}}'), f"inv adds {grown}")
         grown = len(serialize_claims(Claims(**dict(widest.__dict__, once=["e"])))) - bare
         expect("size-once", grown == 8 + len('["e"]'), f"once adds {grown}")
+        grown = len(serialize_claims(Claims(**dict(widest.__dict__, step={"s": 12})))) - bare
+        expect("size-step", grown == 8 + len('{"s":12}'), f"step adds {grown}")
         grown = len(serialize_claims(Claims(**dict(widest.__dict__, gen=bytes(8))))) - bare
         expect("size-gen", grown == 20, f"gen adds {grown}")
         # The longest claims within L characters, and the runtime's shares.

@@ -90,7 +90,7 @@ impl Round<'_> {
         let own = budget::own_len(
             &self.next.questions,
             &self.next.reasks,
-            &self.ran_effects,
+            (&self.ran_effects, &self.steps),
             &self.app,
         );
         let max = self.flow.budget().own;
@@ -114,6 +114,9 @@ impl Round<'_> {
         }
         for name in self.ran_effects {
             contents = contents.ran_effect(name);
+        }
+        for (name, result) in self.steps {
+            contents = contents.step(name, result);
         }
         let arguments = self
             .arguments_digest

@@ -234,10 +234,12 @@ impl Opened {
             .iter()
             .map(|(key, proven)| budget::answer_len(key, proven.response()))
             .fold(0, usize::saturating_add);
-        let steps = call
-            .task_run()
-            .map(|run| run.steps().clone())
-            .unwrap_or_default();
+        // The steps the state carries, and inside a task those its journal
+        // recorded since (the journal's result wins).
+        let mut steps = parts.steps;
+        if let Some(run) = call.task_run() {
+            steps.extend(run.steps().clone());
+        }
         Round {
             flow,
             steps,

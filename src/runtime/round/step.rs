@@ -1,5 +1,6 @@
 //! [`Round::step`]: a piece of a task's work done once, its result
-//! recorded in the task's journal before the handler goes on.
+//! recorded in the task's journal (outside a task: in the flow's state)
+//! before the handler goes on.
 
 use std::future::IntoFuture;
 
@@ -32,9 +33,15 @@ impl Round<'_> {
     ///
     /// Outside a task (a client that did not declare the extension, a host
     /// that runs no tasks, the rounds before [`task`](Self::task)) the
-    /// round has no journal: the step runs in each round that reaches it,
-    /// as the code around it does, and a second call of the same name in
-    /// one round gets the first one's result.
+    /// result travels in the flow's sealed state instead (claim `step`,
+    /// `docs/FORMAT.md` §5): every later round of the flow gets it without
+    /// running the step, and so does the task the flow then becomes. It
+    /// counts in the state's own share, with the questions and the
+    /// application data: keep such a result small (an id, a count); one
+    /// the state cannot hold is the handler's mistake
+    /// ([`Misuse::StateTooLarge`], when the round mints). As with
+    /// [`once`](Self::once), a flow whose client drops the state before
+    /// the next round does the step again in a new flow.
     ///
     /// ```no_run
     /// # async fn copy_rows() -> u64 { 12 }
@@ -107,7 +114,7 @@ impl Round<'_> {
     }
 
     /// Records `result` as the step `name`'s: in the task's journal inside
-    /// a task, and for the rest of this round.
+    /// a task, and for the rest of this round and the states it mints.
     async fn record<T: Serialize>(&mut self, name: &str, result: &T) -> Result<(), RpcError> {
         let result = serde_json::to_value(result).map_err(|_| RpcError::internal_error())?;
         if let Some(journal) = self.call.task_run().map(TaskRun::journal) {

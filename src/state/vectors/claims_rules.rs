@@ -53,6 +53,7 @@ pub(super) fn claims_rule_negatives(base: &Vector) -> Vec<Vector> {
         answer_edits(&email),
         reask_and_effect_edits(&ship, &email),
         strictness_edits(&good, &email),
+        step_edits(),
     ]
     .concat();
     edits
@@ -356,6 +357,28 @@ fn reask_and_effect_edits(ship: &str, email: &str) -> Vec<Edit> {
         ),
         once_edit("once-not-strings", "an effect name that is a number", "[1]"),
         once_edit("once-not-array", "once a string", r#""mail""#),
+    ]
+}
+
+/// `step` (revision 4), appended after the older edits, so those keep
+/// their nonces.
+fn step_edits() -> Vec<Edit> {
+    let step = |name, description, value: &str| {
+        (
+            name,
+            description,
+            CLAIMS_TAIL.to_owned(),
+            format!(r#","step":{value}{CLAIMS_TAIL}"#),
+        )
+    };
+    vec![
+        step("step-empty", "step present but empty", "{}"),
+        step("step-not-object", "step an array", r#"[{"copy":12}]"#),
+        step(
+            "step-name-twice",
+            "a step name twice",
+            r#"{"copy":12,"copy":13}"#,
+        ),
     ]
 }
 

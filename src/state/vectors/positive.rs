@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::file::{BindingSpec, Vector, hex, unhex};
 use super::inputs::{AUDIENCE, Draft, T0, claims_value, default_policy, nonce_for, one_key, user};
-use super::positive_edges::{key_and_size_drafts, number_drafts, time_drafts};
+use super::positive_edges::{key_and_size_drafts, number_drafts, step_draft, time_drafts};
 use crate::state::layout::{self, NONCE_LEN};
 use crate::state::{claims_json, context};
 
@@ -18,8 +18,10 @@ fn positive_drafts() -> Vec<Draft> {
         drafts.extend(key_and_size_drafts(mode));
         drafts.extend(time_drafts(mode));
         drafts.extend(number_drafts(mode));
-        // Last of its mode, so that the nonces of the others stay as they were.
+        // Last of their mode, in the order they came, so that the nonces of
+        // the others stay as they were.
         drafts.push(generation_draft(mode));
+        drafts.push(step_draft(mode));
     }
     drafts
 }

@@ -157,6 +157,33 @@ pub(super) fn number_drafts(mode: &'static str) -> Vec<Draft> {
     drafts
 }
 
+/// Round 2 of a flow that completed two steps outside a task (revision 4).
+pub(super) fn step_draft(mode: &'static str) -> Draft {
+    Draft {
+        name: "steps",
+        description: "round 2 of a flow that completed two steps outside a task (`step`, revision 4)",
+        mode,
+        anonymous: false,
+        binding: user("user-7", "tools/call", "copy_rows", None),
+        claims: step_claims(),
+        mint_key: None,
+        keys: one_key(),
+        now: T0 + 150,
+    }
+}
+
+/// Round 2 of `copy_rows`: asking to go on, after two steps.
+fn step_claims() -> Value {
+    let ask = json!({"method": "elicitation/create", "params": {"mode": "form",
+        "message": "12 rows conflict: overwrite, skip or abort?",
+        "requestedSchema": {"type": "object",
+        "properties": {"resolution": {"type": "string", "enum": ["overwrite", "skip", "abort"]}},
+        "required": ["resolution"]}}});
+    let mut claims = claims_value(2, 13, &[("conflicts", ask)], &[], Value::Null);
+    claims["step"] = json!({"copy": {"rows": 1200, "conflicts": 12}, "snapshot": "snap-0042"});
+    claims
+}
+
 /// Arguments with a number of each kind and range `serde_json` holds.
 fn number_forms() -> Value {
     json!({
