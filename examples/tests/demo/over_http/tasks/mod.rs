@@ -8,7 +8,7 @@
 //! (`clock`); a record written back at an older version opening for
 //! nobody (`rollback`); what tasks cost held to byte budgets, and a
 //! process's task memory measured (`budgets`); a step's work done once
-//! (`steps`).
+//! (`steps`); a task on the wire as `docs/TASKS.md` shows it (`wire`).
 
 #![allow(unreachable_pub, reason = "helpers of the test modules below")]
 #![allow(
@@ -269,3 +269,4 @@ mod redis;
 mod rollback;
 mod sessions;
 mod steps;
+mod wire;
