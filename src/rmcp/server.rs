@@ -264,9 +264,11 @@ impl McpServerBuilder {
         self
     }
 
-    /// How long a working task stays `working` without the instance running
-    /// it renewing its lease ([`DEFAULT_TASK_LEASE`](super::DEFAULT_TASK_LEASE)): a task whose
-    /// instance died is failed within this time, by the next `tasks/get`.
+    /// How long a run holds its task without renewing its lease
+    /// ([`DEFAULT_TASK_LEASE`](super::DEFAULT_TASK_LEASE)): a task whose
+    /// instance died is resumed past this time, from its journal, by the
+    /// next `tasks/get` or `tasks/update` on any instance, or by an
+    /// instance's sweep (which looks every third of the lease).
     #[must_use]
     pub fn task_lease(mut self, lease: Duration) -> Self {
         self.tasks.lease = lease;

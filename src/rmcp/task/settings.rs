@@ -29,9 +29,8 @@ pub enum TaskSupport {
 pub const DEFAULT_TASK_TTL: Duration = Duration::from_secs(3600);
 /// How often a client is told to poll by default (`pollIntervalMs`).
 pub const DEFAULT_TASK_POLL_INTERVAL: Duration = Duration::from_secs(1);
-/// How long a working task stays `working` without the instance that runs
-/// it renewing its lease, by default: an instance that died leaves its
-/// tasks `failed` within this time.
+/// How long a run holds its task without renewing its lease, by default:
+/// a task whose instance died is resumed on another past this time.
 pub const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(15);
 /// How long a question parked on a task may wait for its answer by
 /// default: an hour. An ask inside a task waits under this and the task's
