@@ -20,7 +20,6 @@
 mod error;
 mod id;
 mod memory;
-#[cfg(any(feature = "server", feature = "redis"))]
 pub(crate) mod millis;
 #[cfg(feature = "server")]
 pub(crate) mod record;

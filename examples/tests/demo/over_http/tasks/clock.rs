@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mrtr_guard::runtime::FixedClock;
+use mrtr_guard::task::{MemoryTaskStore, TaskStore};
 use mrtr_guard::{Flow, MasterKey, Policy, StateCodec};
 use mrtr_guard_examples::signup_service::Signup;
 use time::OffsetDateTime;
@@ -23,6 +24,20 @@ async fn start_with(
     round_ttl: Duration,
     question_timeout: Duration,
 ) -> (std::net::SocketAddr, Arc<FixedClock>) {
+    start_on(
+        round_ttl,
+        question_timeout,
+        Arc::new(MemoryTaskStore::new()),
+    )
+    .await
+}
+
+/// [`start_with`], the tasks in `store`.
+async fn start_on(
+    round_ttl: Duration,
+    question_timeout: Duration,
+    store: Arc<dyn TaskStore>,
+) -> (std::net::SocketAddr, Arc<FixedClock>) {
     let clock = Arc::new(FixedClock::new(OffsetDateTime::now_utc()));
     let round_ttl = time::Duration::try_from(round_ttl).unwrap();
     let policy = Policy::default()
@@ -35,6 +50,7 @@ async fn start_with(
     let flow = Flow::new(codec).with_clock(clock.clone());
     let service = Signup::service_over(flow, |builder| {
         builder
+            .task_store(store)
             .task_lease(Duration::from_secs(15))
             .task_ttl(Duration::from_secs(3600))
             .task_question_timeout(question_timeout)
@@ -152,9 +168,16 @@ async fn a_question_past_its_time_frees_its_place_unread() {
 /// the task.
 #[tokio::test]
 async fn a_task_asks_past_its_flow_deadline_and_still_completes() {
-    let (addr, clock) = start_with(
+    past_the_flow_deadline(Arc::new(MemoryTaskStore::new())).await;
+}
+
+/// A question answered 40 minutes on completes its task, the tasks in
+/// `store`.
+pub(super) async fn past_the_flow_deadline(store: Arc<dyn TaskStore>) {
+    let (addr, clock) = start_on(
         Duration::from_secs(600),
         mrtr_guard::rmcp::DEFAULT_TASK_QUESTION_TIMEOUT,
+        store,
     )
     .await;
     let (created, _) = create(addr, "alice").await;

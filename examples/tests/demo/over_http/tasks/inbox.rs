@@ -9,6 +9,8 @@
     reason = "test code: a panic is a failing test"
 )]
 
+use mrtr_guard::task::TaskStore;
+
 use super::*;
 
 #[tokio::test]
@@ -102,6 +104,12 @@ async fn code_outside_the_handler_asks_on_the_task_and_gets_the_checked_answer()
 /// until the worker's question is answered and taken.
 #[tokio::test]
 async fn a_worker_attached_by_the_hook_is_answered_though_the_handler_finishes_first() {
+    hook_then_handler(Arc::new(MemoryTaskStore::new())).await;
+}
+
+/// The worker the hook attaches, answered though the handler finishes
+/// first, with the tasks in `store`.
+pub(super) async fn hook_then_handler(store: Arc<dyn TaskStore>) {
     let (told, mut heard) = tokio::sync::mpsc::unbounded_channel();
     let approval = Arc::new(
         Form::builder("Approve the export?")
@@ -110,7 +118,7 @@ async fn a_worker_attached_by_the_hook_is_answered_though_the_handler_finishes_f
             .unwrap(),
     );
     let service = Signup::service_with(codec(), move |builder| {
-        builder.on_task_created(move |task| {
+        builder.task_store(store).on_task_created(move |task| {
             let (told, approval) = (told.clone(), approval.clone());
             assert_eq!(task.tool(), "export_orders");
             assert_eq!(task.principal(), Some("ada"));
@@ -193,6 +201,12 @@ async fn a_worker_attached_by_the_hook_is_answered_though_the_handler_finishes_f
 /// every `input_required` result does), not sorted, and leaves no hint.
 #[tokio::test]
 async fn tasks_get_writes_a_parked_forms_fields_in_declared_order() {
+    declared_order(Arc::new(MemoryTaskStore::new())).await;
+}
+
+/// A form parked from outside the handler, read back by `tasks/get` in
+/// declared order, with the tasks in `store`.
+pub(super) async fn declared_order(store: Arc<dyn TaskStore>) {
     let resolution = Arc::new(
         Form::builder("12 rows conflict: what should happen to them?")
             .field(Field::string("resolution").required())
@@ -201,7 +215,7 @@ async fn tasks_get_writes_a_parked_forms_fields_in_declared_order() {
             .unwrap(),
     );
     let service = Signup::service_with(codec(), move |builder| {
-        builder.on_task_created(move |task| {
+        builder.task_store(store).on_task_created(move |task| {
             let resolution = resolution.clone();
             tokio::spawn(async move {
                 let _ = task

@@ -3,7 +3,9 @@
 //! share. A task created on one is polled and answered on the other; an
 //! answer for one key sent to both at once resumes it once; a step recorded
 //! by one is not run again by the other; a task whose instance dies while
-//! it works is resumed by one of the others. Skipped
+//! it works is resumed by one of the others, polled or not (the sweep).
+//! One instance on each: the creation hook, declared order, a task's own
+//! clock. Skipped
 //! outside CI when the Redis URLs are unset, as the guard's tests are.
 
 #![cfg(feature = "redis")]
@@ -115,6 +117,40 @@ fn across_instances(url: &str) {
         .unwrap();
     let d = doomed.block_on(instance(url, &prefix));
     super::resumed_by_the_sweep(&rest, doomed, d, a);
+}
+
+/// On one instance over `url`: a worker the hook attached answered though
+/// the handler finishes first, a parked form read in declared order, a
+/// question answered past the flow's deadline.
+fn one_instance(url: &str) {
+    let rest = tokio::runtime::Runtime::new().unwrap();
+    rest.block_on(async {
+        let store = || async {
+            let store = RedisTaskStore::builder(url)
+                .key_prefix(prefix())
+                .connect()
+                .await
+                .unwrap();
+            Arc::new(store) as Arc<dyn mrtr_guard::task::TaskStore>
+        };
+        super::inbox::hook_then_handler(store().await).await;
+        super::inbox::declared_order(store().await).await;
+        super::clock::past_the_flow_deadline(store().await).await;
+    });
+}
+
+#[test]
+fn the_hook_the_order_and_the_clock_on_one_redis() {
+    if let Some(url) = setting("MRTR_GUARD_REDIS_URL") {
+        one_instance(&url);
+    }
+}
+
+#[test]
+fn the_hook_the_order_and_the_clock_on_a_redis_cluster() {
+    if let Some(url) = setting("MRTR_GUARD_REDIS_CLUSTER_URL") {
+        one_instance(&url);
+    }
 }
 
 #[test]
