@@ -246,6 +246,9 @@ impl Conn {
         wait: Option<(u32, Duration)>,
     ) -> Result<Vec<(Value, Option<Value>)>, RedisError> {
         let mut replies = self.pipeline_then_wait(commands.iter(), wait).await?;
+        // Each missing script's text goes once, in its first call: the
+        // calls after it in the pipeline find it there.
+        let mut taught = std::collections::HashSet::new();
         let missing: Vec<(usize, Cmd)> = replies
             .iter()
             .zip(commands)
@@ -253,7 +256,14 @@ impl Conn {
             .filter(|(_, ((reply, _), _))| {
                 matches!(reply.clone().extract_error(), Err(error) if lua::is_missing(&error))
             })
-            .filter_map(|(at, (_, command))| Some((at, lua::with_text(command)?)))
+            .filter_map(|(at, (_, command))| {
+                let again = if taught.insert(lua::sha_of(command)?) {
+                    lua::with_text(command)?
+                } else {
+                    command.clone()
+                };
+                Some((at, again))
+            })
             .collect();
         // A `WAIT` that fell short says the replicas lag: the scripts that
         // did not run are refused for that, not sent again to wait twice.

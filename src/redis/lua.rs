@@ -5,7 +5,10 @@
 //! own) or is told `SCRIPT FLUSH`; a node without it answers `NOSCRIPT`
 //! and runs nothing, and the call goes again as `EVAL` with the text, which
 //! also leaves the script there for the next call. So a script runs once
-//! per call either way.
+//! per call either way. A pipeline that found a script missing sends its
+//! text once, in the first call of it that goes again: the calls after it
+//! in the same pipeline find it there. (On a cluster, calls that go out at
+//! once to one node may each carry the text once after a loss.)
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
@@ -67,15 +70,21 @@ pub(crate) fn is_missing(error: &RedisError) -> bool {
     error.kind() == ErrorKind::Server(ServerErrorKind::NoScript)
 }
 
-/// `command` as `EVAL` of its script's text, with the same keys and
-/// arguments, when it is a [`Lua::call`] of this process; `None` for any
-/// other command.
-pub(crate) fn with_text(command: &Cmd) -> Option<Cmd> {
+/// The SHA1 `command` names, when it is an `EVALSHA`.
+pub(crate) fn sha_of(command: &Cmd) -> Option<&str> {
     let mut args = command.args_iter().map(bytes_of);
     if !args.next()?.eq_ignore_ascii_case(b"EVALSHA") {
         return None;
     }
-    let sha = std::str::from_utf8(args.next()?).ok()?;
+    std::str::from_utf8(args.next()?).ok()
+}
+
+/// `command` as `EVAL` of its script's text, with the same keys and
+/// arguments, when it is a [`Lua::call`] of this process; `None` for any
+/// other command.
+pub(crate) fn with_text(command: &Cmd) -> Option<Cmd> {
+    let sha = sha_of(command)?;
+    let args = command.args_iter().map(bytes_of).skip(2);
     let lua = *sent()
         .lock()
         .unwrap_or_else(PoisonError::into_inner)

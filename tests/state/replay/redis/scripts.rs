@@ -45,34 +45,38 @@ pub(crate) fn flush_scripts(redis: &OwnRedis) {
         .unwrap();
 }
 
+/// How often the guards here look at Redis: a look surely comes after the
+/// flush.
+const LOOK: Duration = Duration::from_millis(100);
+
 /// A guard's consumes, with a principal's share (a second script), on a
 /// node whose script cache was emptied between two of them: every state
-/// opens once, replays are refused, and no script's text went again
-/// once the node had it.
+/// opens once, replays are refused, and each script's text went at most
+/// once after the flush (the consume, the share, and the watcher's
+/// generation read, which reads all 256 groups' records in one pipeline
+/// if a look comes after the flush).
 fn consumes_once_across_a_flush(redis: &OwnRedis, guard: RedisReplayGuard) {
     let codec = instance(Arc::new(guard) as Arc<dyn ReplayGuard>);
     let before = token(&codec);
     codec.open::<()>(&before, &binding()).unwrap();
     flush_scripts(redis);
     let after: Vec<String> = (0..8).map(|_| token(&codec)).collect();
-    let mut texts = 0;
-    for (n, state) in after.iter().enumerate() {
+    for state in &after {
         codec.open::<()>(state, &binding()).unwrap();
-        if n == 0 {
-            texts = calls(redis, "eval");
-        }
     }
+    // A look of the watcher after the flush, reading every group's record.
+    std::thread::sleep(LOOK.saturating_mul(3));
     for state in after.iter().chain([&before]) {
         assert_eq!(
             codec.open::<()>(state, &binding()).unwrap_err(),
             StateError::Replayed
         );
     }
+    let texts = calls(redis, "eval");
     assert!(texts >= 1, "the flushed node was sent a script's text");
-    assert_eq!(
-        calls(redis, "eval"),
-        texts,
-        "a script's text went again after the node had it"
+    assert!(
+        texts <= 3,
+        "{texts} texts: a script's text went again after the node had it"
     );
     assert!(calls(redis, "evalsha") >= 16);
 }
@@ -83,6 +87,7 @@ fn a_node_without_the_scripts_gets_their_text_once() {
     let guard = RedisReplayGuard::builder(redis.url())
         .key_prefix(unique_prefix("scripts").as_str())
         .principal_share(64)
+        .watch_interval(LOOK)
         .build()
         .unwrap();
     consumes_once_across_a_flush(&redis, guard);
@@ -103,6 +108,7 @@ fn a_node_without_the_scripts_gets_their_text_once_under_wait() {
         .principal_share(64)
         .command_timeout(Duration::from_secs(3))
         .wait_for_replicas(1, Duration::from_millis(1000))
+        .watch_interval(LOOK)
         .build()
         .unwrap();
     consumes_once_across_a_flush(&primary, guard);
