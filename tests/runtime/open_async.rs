@@ -12,7 +12,6 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock};
-use std::task::{Context, Poll, Waker};
 
 use mrtr_guard::runtime::{Opened, Opening};
 use mrtr_guard::state::{FlowId, Generation, ReplayError, TokenUse};
@@ -64,14 +63,7 @@ fn handler(round: &mut Round<'_>) -> Result<String, Stop> {
 /// What `future` gives when polled once: `open_async` never waits here
 /// (no guard, or one that answers at once).
 fn now<F: Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("open_async waited"),
-    }
+    crate::ready(future, "open_async")
 }
 
 /// Round 1 under `flow`, and the round-2 call that answers it.

@@ -12,23 +12,15 @@
 
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::task::{Context, Poll, Waker};
 
 use mrtr_guard::runtime::Misuse;
 use mrtr_guard::{Field, Flow, Form, Round, RoundEnd, RpcError, Stop};
 use mrtr_guard_test_support::{accept, asked, harness, req};
 use serde_json::{Value, json};
 
-/// `future`, polled to its end: the steps here never wait.
+/// `future`, polled once: the steps here never wait.
 fn now<F: Future>(future: F) -> F::Output {
-    let mut future = std::pin::pin!(future);
-    match future
-        .as_mut()
-        .poll(&mut Context::from_waker(Waker::noop()))
-    {
-        Poll::Ready(output) => output,
-        Poll::Pending => panic!("a step here never waits"),
-    }
+    crate::ready(future, "a step")
 }
 
 fn confirm() -> Form {

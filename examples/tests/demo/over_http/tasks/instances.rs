@@ -55,11 +55,7 @@ fn a_task_whose_instance_dies_while_it_works_is_resumed_on_another() {
     let shared = Shared::new();
     // Instance A on a runtime of its own, which the test then drops: its
     // task's run dies with it, mid-step.
-    let doomed = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let doomed = own_runtime();
     let a = doomed.block_on(on_loopback(shared.service()));
     let rest = tokio::runtime::Runtime::new().unwrap();
     let b = rest.block_on(on_loopback(shared.service()));
@@ -70,11 +66,7 @@ fn a_task_whose_instance_dies_while_it_works_is_resumed_on_another() {
 #[test]
 fn a_task_nobody_polls_is_resumed_by_the_sweep() {
     let shared = Shared::new();
-    let doomed = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let doomed = own_runtime();
     let a = doomed.block_on(on_loopback(shared.service()));
     let rest = tokio::runtime::Runtime::new().unwrap();
     let b = rest.block_on(on_loopback(shared.service()));

@@ -155,6 +155,16 @@ impl Shared {
     }
 }
 
+/// A runtime of its own for an instance the test then drops (with
+/// `shutdown_background`): its tasks' runs die with it, mid-step.
+pub(super) fn own_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 /// Creates a task on `on_doomed`, the instance `doomed` runs, then drops
 /// `doomed` while the task's export step is in flight (its run dies with
 /// it), and polls `survivors`, both at once: the task is resumed (by one

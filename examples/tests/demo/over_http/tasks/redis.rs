@@ -101,20 +101,12 @@ fn across_instances(url: &str) {
     });
 
     // An instance on a runtime of its own, dropped while its task works.
-    let doomed = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let doomed = own_runtime();
     let c = doomed.block_on(instance(url, &prefix));
     resumes_after_its_instance_dies(&rest, doomed, c, [a, b]);
 
     // Another, dropped while its task works, which nobody polls after.
-    let doomed = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
+    let doomed = own_runtime();
     let d = doomed.block_on(instance(url, &prefix));
     super::resumed_by_the_sweep(&rest, doomed, d, a);
 }
