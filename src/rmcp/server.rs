@@ -20,7 +20,7 @@ use super::session::{SessionBook, SessionLimits, Sessions};
 use super::task::fleet::{self, Disagreement};
 use super::task::host::TaskHost;
 use super::task::settings::{Created, CreatedHook, TaskSettings, TaskSupport};
-use super::task::{TaskCreated, TaskInbox};
+use super::task::{TaskCreated, TaskInbox, TaskPolls};
 use crate::handoff::PrincipalFn;
 use crate::json::Limits;
 use crate::runtime::Flow;
@@ -31,7 +31,7 @@ use crate::tower::service::{Authentication, Screen};
 /// The service [`McpServerBuilder::build`] returns: mount it at your MCP
 /// path, e.g. `axum::Router::new().route_service("/mcp", service)`.
 pub type McpService<H> =
-    Screen<Sessions<StreamableHttpService<McpHandler<H>, LocalSessionManager>>>;
+    Screen<Sessions<TaskPolls<StreamableHttpService<McpHandler<H>, LocalSessionManager>>>>;
 
 /// How a server finds who is calling.
 enum Auth {
@@ -483,7 +483,7 @@ impl McpServerBuilder {
         let flow = flow.with_task_host(Arc::clone(&host));
         let handler = McpHandler::new(handler(flow))
             .with_answer_timeout(self.legacy.unwrap_or(DEFAULT_ANSWER_TIMEOUT))
-            .with_tasks(host);
+            .with_tasks(Arc::clone(&host));
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.legacy.is_some())
             .with_json_response(true);
@@ -491,7 +491,11 @@ impl McpServerBuilder {
         manager.session_config.keep_alive = Some(self.sessions.idle);
         let manager = Arc::new(manager);
         let book = Arc::new(SessionBook::new(Arc::clone(&manager), self.sessions));
+        // A plain `tasks/get` is answered from the head in front of rmcp,
+        // after the checks rmcp would make (its allowed Host values among them).
+        let allowed_hosts = config.allowed_hosts.clone();
         let service = StreamableHttpService::new(move || Ok(handler.clone()), manager, config);
+        let service = TaskPolls::new(service, host, allowed_hosts);
         Ok(layer.layer(Sessions::new(service, book, bound_sessions)))
     }
 }

@@ -12,5 +12,6 @@ mod watched;
 
 pub(crate) use book::{SessionBook, SessionLimits};
 pub use priming::PrimingFilter;
+pub(crate) use service::Serve;
 pub use service::Sessions;
 pub use watched::Watched;

@@ -55,6 +55,17 @@ pub(crate) enum Access<'a> {
     Host,
 }
 
+impl Access<'_> {
+    /// Whether this reader may see the task whose head is `head`: the host
+    /// always, a principal only its own.
+    fn sees(self, head: &TaskHead) -> bool {
+        match self {
+            Self::Owner(caller) => head.owner.as_deref() == caller,
+            Self::Host => true,
+        }
+    }
+}
+
 /// What a change of a task decided.
 pub(crate) enum Change<T> {
     /// Write the changed record, whatever it now takes (the host's own
@@ -167,6 +178,15 @@ impl TaskHost {
         Ok(self.visible(id, opened, |head| head, access))
     }
 
+    /// The head of task `id` if it opens and `access` may see it, with no
+    /// refusal logged: for a poll that, refused here, goes on to the route
+    /// ([`head_for`](Self::head_for)), which logs it.
+    pub(crate) async fn seen_head(&self, id: &TaskId, access: Access<'_>) -> Option<TaskHead> {
+        let stored = self.settings.store.load_head(id, self.now()).await.ok()??;
+        TaskHead::open(self.keys(), id, stored.version, &stored.head)
+            .filter(|head| access.sees(head))
+    }
+
     /// `opened` when it opened and `access` may see it; the refusal logged.
     fn visible<R>(
         &self,
@@ -179,9 +199,7 @@ impl TaskHost {
             log_refused(id, "record_does_not_open");
             return None;
         };
-        if let Access::Owner(caller) = access
-            && head(&opened).owner.as_deref() != caller
-        {
+        if !access.sees(head(&opened)) {
             log_refused(id, "another_principal");
             return None;
         }

@@ -11,7 +11,8 @@
 //! task created, a final round's answer remembered), `run` (a task's run
 //! and its lease), `journal` (where a run's steps are recorded), `methods`
 //! (`tasks/get`, `tasks/update`, `tasks/cancel`, and resuming a task whose
-//! run was lost), `sweep` (resuming such a task when nobody polls it),
+//! run was lost), `polls` ([`TaskPolls`]: a plain `tasks/get` answered
+//! from the head in front of `rmcp`), `sweep` (resuming such a task when nobody polls it),
 //! `view` (a task as the client sees it), `inbox`
 //! ([`TaskInbox`]: asking a task's client from outside its handler),
 //! `created` ([`TaskCreated`]: what the creation hook is told), `fleet`
@@ -33,6 +34,8 @@ mod journal;
 #[cfg(feature = "server")]
 mod methods;
 #[cfg(feature = "server")]
+mod polls;
+#[cfg(feature = "server")]
 mod run;
 #[cfg(feature = "server")]
 pub(crate) mod settings;
@@ -47,6 +50,8 @@ pub use call::MAX_REMEMBERED_ANSWER;
 pub use created::TaskCreated;
 #[cfg(feature = "server")]
 pub use inbox::{TaskAskError, TaskInbox};
+#[cfg(feature = "server")]
+pub use polls::TaskPolls;
 #[cfg(feature = "server")]
 pub use settings::{
     DEFAULT_TASK_BYTES_PER_PRINCIPAL, DEFAULT_TASK_BYTES_TOTAL, DEFAULT_TASK_CALL_BYTES,

@@ -1,16 +1,20 @@
 //! A task as the client sees it: `rmcp`'s `Task` and `DetailedTask` from
-//! the record's head. No `requestState` is ever part of it.
+//! the record's head, and [`Polled`], the same `tasks/get` result written
+//! straight from the head, byte for byte as `rmcp` and the screen write
+//! the typed one. No `requestState` is ever part of it.
 
 use ::rmcp::model::{
     DetailedTask, GetTaskResult, InputRequest, InputRequests, JsonObject, MetaObject, Task,
     TaskPayload, TaskStatus,
 };
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 use crate::task::TaskId;
 use crate::task::millis::from_millis;
-use crate::task::record::{Status, TaskHead};
+use crate::task::record::{Parked, Status, TaskHead};
 use crate::tower::order::order_hint_key;
+use crate::wire::OrderedSchema;
 
 /// The task's base fields.
 pub(crate) fn task(id: &TaskId, head: &TaskHead) -> Task {
@@ -80,6 +84,9 @@ fn input_requests(head: &TaskHead) -> InputRequests {
         .collect()
 }
 
+/// The methods [`typed`] reads a parked request by.
+const ASKED_METHODS: [&str; 3] = ["elicitation/create", "sampling/createMessage", "roots/list"];
+
 /// A parked request as `rmcp` types it, read by its `method`: straight to
 /// its kind, without trying the others first (the untagged `InputRequest`
 /// buffers the request and tries each kind in turn: most of a poll's time).
@@ -118,4 +125,187 @@ fn rfc3339(at: time::OffsetDateTime) -> String {
         at.second(),
         at.millisecond()
     )
+}
+
+/// `tasks/get`'s result for a task, written from its head as [`get_result`]
+/// is written by `rmcp` (its members in `rmcp`'s order, every map within
+/// sorted) and then, where it carries the order hint, by `ScreenLayer`
+/// (every member sorted, each form's `type` first and its properties in
+/// their declared order, no hint): the same bytes, without typing the
+/// questions again.
+pub(crate) struct Polled<'a> {
+    id: &'a TaskId,
+    head: &'a TaskHead,
+    /// Whether [`get_result`] hints an order, so that `ScreenLayer`
+    /// writes the whole response again.
+    pub(crate) rewritten: bool,
+}
+
+impl<'a> Polled<'a> {
+    pub(crate) fn new(id: &'a TaskId, head: &'a TaskHead) -> Self {
+        let hinted = head
+            .outstanding
+            .values()
+            .any(|parked| !parked.order.is_empty());
+        Self {
+            id,
+            head,
+            rewritten: hinted && order_hint_key().is_some(),
+        }
+    }
+
+    /// Whether the head is written here as [`get_result`] would have it:
+    /// every parked request has a method `rmcp` types (the typed result
+    /// leaves out one it cannot read).
+    pub(crate) fn plain(head: &TaskHead) -> bool {
+        head.outstanding.values().all(|parked| {
+            parked
+                .request
+                .get("method")
+                .and_then(Value::as_str)
+                .is_some_and(|method| ASKED_METHODS.contains(&method))
+        })
+    }
+}
+
+/// A member of [`Polled`]'s result.
+enum Member<'a> {
+    Text(&'a str),
+    Number(u64),
+    Asked(Asked<'a>),
+    Object(AnObject<'a>),
+}
+
+impl Serialize for Member<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Text(text) => serializer.serialize_str(text),
+            Self::Number(number) => serializer.serialize_u64(*number),
+            Self::Asked(asked) => asked.serialize(serializer),
+            Self::Object(object) => object.serialize(serializer),
+        }
+    }
+}
+
+impl Serialize for Polled<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let head = self.head;
+        let (id, created, updated) = (
+            self.id.to_string(),
+            rfc3339(from_millis(head.created_at)),
+            rfc3339(from_millis(head.updated_at)),
+        );
+        // In `rmcp`'s order: the result's type, the task, its payload.
+        let mut members = vec![
+            ("resultType", Member::Text("complete")),
+            ("taskId", Member::Text(&id)),
+            ("status", Member::Text(head.status.as_str())),
+        ];
+        if let Some(message) = &head.status_message {
+            members.push(("statusMessage", Member::Text(message)));
+        }
+        members.extend([
+            ("createdAt", Member::Text(&created)),
+            ("lastUpdatedAt", Member::Text(&updated)),
+            ("ttlMs", Member::Number(head.ttl_ms)),
+            ("pollIntervalMs", Member::Number(head.poll_interval_ms)),
+        ]);
+        match head.status {
+            Status::InputRequired => {
+                let asked = Asked {
+                    head,
+                    rewritten: self.rewritten,
+                };
+                members.push(("inputRequests", Member::Asked(asked)));
+            }
+            Status::Completed => members.push(("result", Member::Object(AnObject(&head.result)))),
+            Status::Failed => members.push(("error", Member::Object(AnObject(&head.error)))),
+            Status::Working | Status::Cancelled => {}
+        }
+        if self.rewritten {
+            members.sort_unstable_by_key(|(name, _)| *name);
+        }
+        let mut map = serializer.serialize_map(Some(members.len()))?;
+        for (name, member) in &members {
+            map.serialize_entry(name, member)?;
+        }
+        map.end()
+    }
+}
+
+/// A result or error as [`detailed`] has it: the object, or `{}`.
+struct AnObject<'a>(&'a Option<Value>);
+
+impl Serialize for AnObject<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Some(value @ Value::Object(_)) => value.serialize(serializer),
+            _ => serializer.serialize_map(Some(0))?.end(),
+        }
+    }
+}
+
+/// A head's parked questions under their task keys, as written: each
+/// form's schema by [`OrderedSchema`] where `ScreenLayer` writes the
+/// response again, as stored otherwise.
+struct Asked<'a> {
+    head: &'a TaskHead,
+    rewritten: bool,
+}
+
+impl Serialize for Asked<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.head.outstanding.len()))?;
+        for (key, parked) in &self.head.outstanding {
+            if self.rewritten {
+                map.serialize_entry(key, &InDeclaredOrder(parked))?;
+            } else {
+                map.serialize_entry(key, &parked.request)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// A parked request with its form's schema `type` first and properties
+/// in their declared order, as `ScreenLayer` writes a hinted one back.
+struct InDeclaredOrder<'a>(&'a Parked);
+
+impl Serialize for InDeclaredOrder<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Parked { request, order, .. } = self.0;
+        let Value::Object(members) = request else {
+            return request.serialize(serializer);
+        };
+        let mut map = serializer.serialize_map(Some(members.len()))?;
+        for (name, value) in members {
+            match value {
+                Value::Object(params) if name == "params" => {
+                    map.serialize_entry(name, &Params { params, order })?;
+                }
+                _ => map.serialize_entry(name, value)?,
+            }
+        }
+        map.end()
+    }
+}
+
+/// A request's params, `requestedSchema` written by [`OrderedSchema`].
+struct Params<'a> {
+    params: &'a JsonObject,
+    order: &'a [String],
+}
+
+impl Serialize for Params<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.params.len()))?;
+        for (name, value) in self.params {
+            if name == "requestedSchema" {
+                map.serialize_entry(name, &OrderedSchema::new(value, self.order))?;
+            } else {
+                map.serialize_entry(name, value)?;
+            }
+        }
+        map.end()
+    }
 }

@@ -46,11 +46,19 @@ pub async fn exchange(
 }
 
 /// One `POST /mcp` of `body`, any bytes, with `Content-Type` and `Accept` as
-/// a Streamable HTTP client sends them and `headers`; the raw HTTP/1.1
-/// response.
+/// a Streamable HTTP client sends them and `headers` (a `Host` among them
+/// instead of `addr`); the raw HTTP/1.1 response.
 pub async fn exchange_raw(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let host = headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case("host"));
+    let host = if host {
+        String::new()
+    } else {
+        format!("Host: {addr}\r\n")
+    };
     let mut request = format!(
-        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+        "POST /mcp HTTP/1.1\r\n{host}Content-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
          Connection: close\r\n",
         body.len()

@@ -140,6 +140,9 @@ async fn a_question_past_its_timeout_fails_its_task() {
         got["result"]["statusMessage"], "the task's question was not answered in time",
         "{got}"
     );
+    // Failed, it is polled alike on both paths, its error included.
+    let failed = super::polls::same_on_both_paths(addr, "alice", &id).await;
+    assert!(failed["result"]["error"]["code"].is_i64(), "{failed}");
 }
 
 #[tokio::test]

@@ -8,7 +8,8 @@
 //! (`clock`); a record written back at an older version opening for
 //! nobody (`rollback`); what tasks cost held to byte budgets, and a
 //! process's task memory measured (`budgets`); a step's work done once
-//! (`steps`); a task on the wire as `docs/TASKS.md` shows it (`wire`).
+//! (`steps`); a task on the wire as `docs/TASKS.md` shows it (`wire`); a
+//! plain poll answered in front of `rmcp` as `rmcp` answers it (`polls`).
 
 #![allow(unreachable_pub, reason = "helpers of the test modules below")]
 #![allow(
@@ -274,6 +275,7 @@ mod clock;
 mod inbox;
 mod instances;
 mod lifecycle;
+mod polls;
 mod principals;
 mod redis;
 mod rollback;
