@@ -76,6 +76,17 @@ pub(super) async fn same_on_both_paths(addr: SocketAddr, user: &str, id: &str) -
     panic!("the task never held still for three polls");
 }
 
+/// Ada's task `id`, polled on both paths until `done` holds of it.
+async fn polled_until(addr: SocketAddr, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let task = same_on_both_paths(addr, "ada", id).await;
+        if done(&task) {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test]
 async fn a_poll_answered_in_front_of_rmcp_is_the_one_rmcp_answers_at_every_status() {
     let shared = Shared::new();
@@ -107,13 +118,10 @@ async fn a_poll_answered_in_front_of_rmcp_is_the_one_rmcp_answers_at_every_statu
         let id = id.clone();
         tokio::spawn(async move { inbox.ask(&id, Some("approve"), &approval).await })
     };
-    let both = loop {
-        let task = same_on_both_paths(addr, "ada", &id).await;
-        if task["result"]["inputRequests"].get("approve").is_some() {
-            break task;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let both = polled_until(addr, &id, |task| {
+        task["result"]["inputRequests"].get("approve").is_some()
+    })
+    .await;
     let text = String::from_utf8(poll_raw(addr, "ada", &id, &[]).await.2).unwrap();
     let at = |name: &str| text.find(&format!("\"{name}\":{{")).unwrap();
     assert!(
@@ -141,13 +149,7 @@ async fn a_poll_answered_in_front_of_rmcp_is_the_one_rmcp_answers_at_every_statu
         json!({handler_key: refunds(&json!(true))}),
     )
     .await;
-    let done = loop {
-        let task = same_on_both_paths(addr, "ada", &id).await;
-        if task["result"]["status"] == "completed" {
-            break task;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
+    let done = polled_until(addr, &id, |task| task["result"]["status"] == "completed").await;
     assert!(done["result"]["result"]["content"].is_array(), "{done}");
 
     // Cancelled, with its status message.
