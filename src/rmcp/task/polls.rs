@@ -94,11 +94,12 @@ impl<S> TaskPolls<S> {
         parts: &Parts,
         body: &[u8],
     ) -> Option<Response<BoxBody<Bytes, Infallible>>> {
-        // The first poll goes through the route, which starts the sweep.
-        self.host.sweeping.get()?;
+        // Every request passes here: its headers turn away all but polls.
         if !plain_headers(&parts.headers, &self.allowed_hosts) {
             return None;
         }
+        // The first poll goes through the route, which starts the sweep.
+        self.host.sweeping.get()?;
         let poll = Poll::plain(&parts.headers, body)?;
         let id = TaskId::parse(poll.params.task_id)?;
         let caller = Principal::of(parts).and_then(Principal::as_deref);
@@ -179,8 +180,8 @@ struct PollMeta<'a> {
 }
 
 impl<'a> Poll<'a> {
-    /// `body` as a plain poll whose standard headers (`Mcp-Method`,
-    /// `Mcp-Name`) say what it says; `None` otherwise.
+    /// `body` as a plain poll whose `Mcp-Name` header says what it says
+    /// (`plain_headers` checked `Mcp-Method`); `None` otherwise.
     fn plain(headers: &HeaderMap, body: &'a [u8]) -> Option<Self> {
         let poll: Self = serde_json::from_slice(body).ok()?;
         let id_is_plain = match &poll.id {
@@ -192,18 +193,19 @@ impl<'a> Poll<'a> {
             && id_is_plain
             && poll.method == "tasks/get"
             && poll.params.meta.protocol_version == ProtocolVersion::V_2026_07_28.as_str()
-            && sole(headers, "mcp-method") == Some("tasks/get")
             && sole(headers, "mcp-name") == Some(poll.params.task_id);
         plain.then_some(poll)
     }
 }
 
-/// Whether the request's headers are ones `rmcp` serves a stateless
+/// Whether the request's headers say `tasks/get` (first: it turns away
+/// every other request at once) and are ones `rmcp` serves a stateless
 /// `2026-07-28` request on without a doubt: no session, no `Origin` (a
 /// browser's request: `rmcp` checks it), a Host it allows, JSON in, both
 /// JSON and an event stream accepted, and the protocol version.
 fn plain_headers(headers: &HeaderMap, allowed_hosts: &[String]) -> bool {
-    !headers.contains_key("mcp-session-id")
+    sole(headers, "mcp-method") == Some("tasks/get")
+        && !headers.contains_key("mcp-session-id")
         && !headers.contains_key(ORIGIN)
         && sole(headers, HOST.as_str()).is_some_and(|host| host_allowed(host, allowed_hosts))
         && sole(headers, CONTENT_TYPE.as_str()).is_some_and(|value| {
@@ -327,6 +329,8 @@ mod tests {
             ("accept", "application/json;q=0, text/event-stream"),
             ("mcp-protocol-version", "2025-11-25"),
             ("mcp-protocol-version", ""),
+            ("mcp-method", "tasks/update"),
+            ("mcp-method", ""),
         ] {
             assert!(
                 !plain_headers(&with(name, value), &local()),
@@ -343,11 +347,7 @@ mod tests {
         twice.append(HOST, HeaderValue::from_static("127.0.0.1:8080"));
         assert!(!plain_headers(&twice, &local()));
         // The standard headers must say what the body says.
-        for (name, value) in [
-            ("mcp-method", "tasks/update"),
-            ("mcp-name", "t2"),
-            ("mcp-name", ""),
-        ] {
+        for (name, value) in [("mcp-name", "t2"), ("mcp-name", "")] {
             assert!(
                 Poll::plain(&with(name, value), BODY.as_bytes()).is_none(),
                 "{name}: {value}"
