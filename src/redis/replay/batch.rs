@@ -20,9 +20,10 @@ use crate::state::{Generation, ReplayError};
 /// generation record (`KEYS[2]`, same slot): a missing record (a Redis that
 /// lost its memory, or a new one) is created with the candidate
 /// (`ARGV[3]`); a record that holds another generation than the token's
-/// (`ARGV[1]`) refuses it, unrecorded (0); else `SET key 1 NX PX ttl`
-/// (`ARGV[2]`): 1 when set, 2 when it was set before (a replay). The
-/// record's generation comes back with the code. The first command is a
+/// (`ARGV[1]`) refuses it, unrecorded, and comes back with the code
+/// (`{0, generation}`); else `SET key 1 NX PX ttl` (`ARGV[2]`): 1 when set,
+/// 2 when it was set before (a replay), a bare code (the record holds the
+/// token's generation: the caller knows it). The first command is a
 /// write (`SETNX`), so a full `noeviction` Redis refuses the whole script
 /// with `OOM` (Redis checks memory at a script's first write only when no
 /// read came before it).
@@ -30,8 +31,8 @@ static CONSUME: Lua = Lua::new(&["\
 redis.call('SETNX', KEYS[2], ARGV[3])
 local g = redis.call('GET', KEYS[2])
 if g ~= ARGV[1] then return {0, g} end
-if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return {1, g} end
-return {2, g}
+if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[2]) then return 1 end
+return 2
 "]);
 impl Conn {
     /// The replies to each entry's consume and, with `wait`, to the `WAIT`
@@ -171,13 +172,15 @@ fn consumed(
     entry: &commit::Entry,
     watch: &Watch,
 ) -> Option<Result<(), ReplayError>> {
-    let Value::Array(items) = reply else {
-        return None;
+    let (code, generation) = match reply {
+        // The record holds the token's generation.
+        Value::Int(code) => (*code, entry.write.generation?),
+        Value::Array(items) => match items.as_slice() {
+            [Value::Int(0), generation] => (0, generation::generation_of(generation)?),
+            _ => return None,
+        },
+        _ => return None,
     };
-    let [Value::Int(code), generation] = items.as_slice() else {
-        return None;
-    };
-    let generation = generation::generation_of(generation)?;
     watch.learn(entry.write.group, generation);
     match code {
         1 => Some(Ok(())),
