@@ -66,11 +66,27 @@ impl Key<'_> {
         match self {
             // `{<group>}` is the hash tag: a flow's keys and its group's
             // generation in one slot.
-            Self::Round(flow_id, round) => format!(
-                "{prefix}:replay:{{{:02x}}}:{flow_id}:{round}",
-                group_of(*flow_id)
-            ),
-            Self::Generation(group) => format!("{prefix}:replay:generation:{{{group:02x}}}"),
+            // The two keys of every consume, built without `format!` (a
+            // third of their cost): `<prefix>:replay:{gg}:<flow id>:<round>`.
+            Self::Round(flow_id, round) => {
+                let mut key = String::with_capacity(prefix.len().saturating_add(64));
+                key.push_str(prefix);
+                key.push_str(":replay:{");
+                push_hex(&mut key, &[group_of(*flow_id)]);
+                key.push_str("}:");
+                push_hex(&mut key, flow_id.as_bytes());
+                // Writing to a String cannot fail.
+                let _ = write!(key, ":{round}");
+                key
+            }
+            Self::Generation(group) => {
+                let mut key = String::with_capacity(prefix.len().saturating_add(24));
+                key.push_str(prefix);
+                key.push_str(":replay:generation:{");
+                push_hex(&mut key, &[*group]);
+                key.push('}');
+                key
+            }
             Self::Share(principal) => format!("{prefix}:replay:share:{principal}"),
             Self::Task(id) => format!("{prefix}:task:{id}"),
             Self::Answer(key) => format!("{prefix}:answer:{}", hex(*key)),
@@ -108,11 +124,17 @@ pub(crate) fn round_member(flow_id: FlowId, round: u32) -> String {
 /// `bytes` in lowercase hex.
 fn hex(bytes: &[u8]) -> String {
     let mut text = String::with_capacity(bytes.len().saturating_mul(2));
-    for byte in bytes {
-        // Writing to a String cannot fail.
-        let _ = write!(text, "{byte:02x}");
-    }
+    push_hex(&mut text, bytes);
     text
+}
+
+/// Appends `bytes` to `text` in lowercase hex.
+fn push_hex(text: &mut String, bytes: &[u8]) {
+    for byte in bytes {
+        for nibble in [byte >> 4, byte & 0x0f] {
+            text.push(char::from_digit(u32::from(nibble), 16).unwrap_or('0'));
+        }
+    }
 }
 
 /// Milliseconds from `now` until `retain_until` (for `PX`), rounded up so that the
@@ -280,6 +302,22 @@ mod tests {
         for prefix in ["a{b", "a}b", "{}"] {
             assert!(!valid_prefix(prefix), "{prefix}");
         }
+    }
+
+    #[test]
+    fn round_and_generation_keys_spell_their_bytes_as_the_flow_id_does() {
+        let bytes: [u8; 16] = std::array::from_fn(|i| u8::try_from(i * 17).unwrap());
+        let flow = FlowId::from_bytes(bytes);
+        assert_eq!(
+            Key::Round(flow, 4_294_967_295).under("p"),
+            format!("p:replay:{{00}}:{flow}:4294967295")
+        );
+        assert_eq!(
+            Key::Round(FlowId::from_bytes([0x0f; 16]), 0).under(""),
+            format!(":replay:{{0f}}:{}:0", "0f".repeat(16))
+        );
+        assert_eq!(Key::Generation(0xa5).under("p"), "p:replay:generation:{a5}");
+        assert_eq!(hex(&[0x00, 0x09, 0xf0, 0xff]), "0009f0ff");
     }
 
     #[test]
