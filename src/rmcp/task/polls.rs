@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use ::rmcp::model::{ClientCapabilities, ProtocolVersion};
 use bytes::Bytes;
-use http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
+use http::header::{ACCEPT, CONTENT_TYPE, HOST, HeaderName, ORIGIN};
 use http::request::Parts;
 use http::{HeaderMap, HeaderValue, Method, Request, Response};
 use http_body_util::combinators::BoxBody;
@@ -193,7 +193,7 @@ impl<'a> Poll<'a> {
             && id_is_plain
             && poll.method == "tasks/get"
             && poll.params.meta.protocol_version == ProtocolVersion::V_2026_07_28.as_str()
-            && sole(headers, "mcp-name") == Some(poll.params.task_id);
+            && sole(headers, &MCP_NAME) == Some(poll.params.task_id);
         plain.then_some(poll)
     }
 }
@@ -204,21 +204,27 @@ impl<'a> Poll<'a> {
 /// browser's request: `rmcp` checks it), a Host it allows, JSON in, both
 /// JSON and an event stream accepted, and the protocol version.
 fn plain_headers(headers: &HeaderMap, allowed_hosts: &[String]) -> bool {
-    sole(headers, "mcp-method") == Some("tasks/get")
+    sole(headers, &MCP_METHOD) == Some("tasks/get")
         && !headers.contains_key("mcp-session-id")
         && !headers.contains_key(ORIGIN)
-        && sole(headers, HOST.as_str()).is_some_and(|host| host_allowed(host, allowed_hosts))
-        && sole(headers, CONTENT_TYPE.as_str()).is_some_and(|value| {
+        && sole(headers, &HOST).is_some_and(|host| host_allowed(host, allowed_hosts))
+        && sole(headers, &CONTENT_TYPE).is_some_and(|value| {
             value.eq_ignore_ascii_case("application/json")
                 || value.eq_ignore_ascii_case("application/json; charset=utf-8")
         })
-        && sole(headers, ACCEPT.as_str()).is_some_and(accepts_both)
-        && sole(headers, "mcp-protocol-version") == Some(ProtocolVersion::V_2026_07_28.as_str())
+        && sole(headers, &ACCEPT).is_some_and(accepts_both)
+        && sole(headers, &MCP_PROTOCOL_VERSION) == Some(ProtocolVersion::V_2026_07_28.as_str())
 }
+
+/// The standard headers a poll must send, named once (a name given as
+/// text is parsed again on every lookup, and every request looks).
+const MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
+const MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
+const MCP_PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 /// The header's one value, as text: `None` when it is absent, repeated,
 /// or not visible ASCII.
-fn sole<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+fn sole<'h>(headers: &'h HeaderMap, name: &HeaderName) -> Option<&'h str> {
     let mut values = headers.get_all(name).iter();
     let value = values.next()?;
     if values.next().is_some() {
