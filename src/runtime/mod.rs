@@ -75,7 +75,7 @@ mod task;
 pub use call::Call;
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use flow::Flow;
-#[cfg(feature = "rmcp")]
+#[cfg(feature = "server")]
 pub(crate) use journal::{Journal, JournalFuture};
 pub use misuse::Misuse;
 #[cfg(feature = "server")]

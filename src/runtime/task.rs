@@ -49,7 +49,7 @@ pub(crate) struct TaskRun {
 impl TaskRun {
     /// The run of task `id` (its id as the client sees it), whose journal
     /// holds `steps` (step name -> result) and records new ones.
-    #[cfg(feature = "rmcp")]
+    #[cfg(feature = "server")]
     #[must_use]
     pub(crate) fn new(
         id: impl Into<String>,
