@@ -33,7 +33,7 @@
 //! the mrtr-guard tools refuse every call (their rounds need the layer,
 //! which keeps the arguments they bind). Bench only: a real server keeps
 //! the layer.
-//! The task caps are raised for the bench, and a task lives a minute, or
+//! The task caps and byte budgets are raised for the bench, and a task lives a minute, or
 //! `--task-ttl SECONDS` (`scripts/loadbench` sets it from its workloads'
 //! length), so that the tasks one pass mints are gone by the next.
 //!
@@ -72,6 +72,12 @@ const REDIS_PATH: &str = "/redis/mcp";
 /// The tasks a store holds, for one principal and in all: far more than a
 /// pass mints.
 const TASKS: usize = 1_000_000;
+
+/// The bytes those tasks may take, for one principal and in all: room for
+/// `TASKS` tasks of 64 KiB. The default (4 MiB a principal) holds about
+/// 2,500 of the bench's tasks, all one anonymous principal's: a pass
+/// mints tens of thousands.
+const TASK_BYTES: usize = TASKS * 64 * 1024;
 
 /// The form, on mrtr-guard.
 #[derive(Deserialize, FormFields)]
@@ -305,6 +311,7 @@ async fn run(args: Args) -> Result<(), Box<dyn std::error::Error>> {
             .task_tool("ParkTask", TaskSupport::Required)
             .task_tool("StepTask", TaskSupport::Required)
             .task_limits(TASKS, TASKS)
+            .task_budget(TASK_BYTES, TASK_BYTES)
             .task_ttl(ttl)
     };
     let mut handler = None;
